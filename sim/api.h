@@ -1,0 +1,72 @@
+// The simulator's kernel-facing API: what the instruction layer (tk/arch)
+// calls in the host build. One lane fills a LaneOp and calls issue(); the
+// lane's fiber parks until every lane of the warp at the same site has
+// arrived, the warp instruction executes once for all of them, and issue()
+// returns with the lane's results filled in.
+#pragma once
+#include <cstdint>
+#include <cstddef>
+
+namespace tklab::sim {
+
+enum class Op : uint8_t {
+    ld_shared, st_shared,          // width 1..16 bytes
+    ldmatrix, stmatrix,            // nmat 1/2/4, trans flag
+    mma,                           // m16n8k16, bf16 or f16 in, f32 accumulate
+    shfl,                          // mode idx/up/down/xor
+    bar_sync, bar_arrive, syncwarp,
+    cp_async, cp_async_commit, cp_async_wait,
+    mbar_init, mbar_arrive, mbar_test_wait, mbar_wait,
+    ld_global, st_global,
+    count_
+};
+const char* op_name(Op op);
+
+enum class ShflMode : uint8_t { idx, up, down, bfly };
+enum class MmaType : uint8_t { bf16, f16 };
+
+// One lane's part of a warp instruction. Pointers refer to the lane's own
+// registers (its fiber stack), which stay valid while the lane is parked.
+struct LaneOp {
+    Op op;
+    uint8_t width = 0;     // bytes per lane (memory ops), matrices (ldmatrix), mode (shfl)
+    uint8_t flag = 0;      // ldmatrix .trans, mma type
+    uint32_t addr = 0;     // shared address, barrier id, shfl source/offset
+    uint32_t arg = 0;      // thread count, shfl clamp, wait-group N, mbarrier count/parity
+    uint32_t mask = 0xffffffffu;  // member mask (shfl, syncwarp)
+    const void* gptr = nullptr;   // global address
+    uint32_t data[4] = {};        // values in (stores, shfl) and out (loads)
+    const void* in[3] = {};       // mma: a, b, c fragments
+    void* out = nullptr;          // mma: d fragment
+    const char* file = "";        // instruction call site (tk header or kernel)
+    int line = 0;
+};
+
+// Parks the calling lane until its warp instruction has executed.
+void issue(LaneOp& op);
+
+// Dynamic shared memory of the current block, and the 32-bit shared-window
+// address of a pointer into it (a fault if it points elsewhere).
+char* dynamic_smem();
+uint32_t smem_addr(const void* p, const char* file, int line);
+
+// Register accounting for register tiles and vectors (per thread).
+void reg_alloc(int regs, const char* file, int line);
+void reg_free(int regs);
+
+// Attribution of instructions to the kernel line that called a tile op.
+struct op_scope {
+    op_scope(const char* name, const char* file, int line);
+    ~op_scope();
+    op_scope(const op_scope&) = delete;
+    op_scope& operator=(const op_scope&) = delete;
+};
+
+// True while the calling host code runs inside a simulated kernel.
+bool in_kernel();
+
+} // namespace tklab::sim
+
+namespace tklab::sim {
+size_t dynamic_smem_bytes();
+}

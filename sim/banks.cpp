@@ -1,0 +1,76 @@
+#include "sim/banks.h"
+
+namespace tklab::sim {
+namespace {
+
+// Adds one phase to `out`: lanes [first, first + nlanes) each touch `wpl` consecutive
+// words starting at addr/4. Every shape has nlanes * wpl <= 32, so one phase touches at
+// most 32 distinct words and fixed stack arrays suffice (no allocation on this hot path).
+// Phases without an active lane cost nothing and are not part of `ideal`.
+void add_phase(BankAnalysis& out, uint32_t mask, const uint32_t addr[32],
+               int first, int nlanes, int wpl) {
+    // Distinct words of this phase, chained per bank so that a new word is only compared
+    // with earlier words of its own bank (cheap unless the bank is already conflicted).
+    uint32_t word[32];
+    int8_t next[32];
+    int8_t head[32];
+    uint8_t per_bank[32] = {};   // distinct words per bank in this phase
+    for (int8_t& h : head) h = -1;
+    int nseen = 0;
+    for (int l = first; l < first + nlanes; ++l) {
+        if (!((mask >> l) & 1u)) continue;
+        for (int k = 0; k < wpl; ++k) {
+            const uint32_t w = addr[l] / 4 + uint32_t(k);
+            const uint32_t b = w % 32;
+            // A word already requested in this phase is a broadcast, not a conflict.
+            bool dup = false;
+            for (int i = head[b]; i >= 0 && !dup; i = next[i]) dup = (word[i] == w);
+            if (dup) continue;
+            word[nseen] = w;
+            next[nseen] = head[b];
+            head[b] = int8_t(nseen++);
+            ++per_bank[b];
+        }
+    }
+    if (nseen == 0) return;
+    // Each wavefront serves one word per bank, so the busiest bank sets the count.
+    uint8_t worst = 0;
+    for (int b = 0; b < 32; ++b) {
+        if (per_bank[b] > worst) worst = per_bank[b];
+        out.bank_words[b] = uint8_t(out.bank_words[b] + per_bank[b]);
+    }
+    out.wavefronts = uint16_t(out.wavefronts + worst);
+    out.ideal = uint16_t(out.ideal + 1);
+    if (worst > out.max_way) out.max_way = worst;
+}
+
+}  // namespace
+
+BankAnalysis analyze_access(uint32_t active_mask, const uint32_t addr[32], int bytes) {
+    BankAnalysis out;
+    // Sub-word accesses (1, 2 bytes) count as their containing word, so lanes in the
+    // same word broadcast. Wider accesses are split into phases that each move at most
+    // 128 bytes: 8 bytes -> 2 phases of 16 lanes, 16 bytes -> 4 phases of 8 lanes.
+    int wpl;  // words per lane
+    switch (bytes) {
+        case 1: case 2: case 4: wpl = 1; break;
+        case 8: wpl = 2; break;
+        case 16: wpl = 4; break;
+        default: return out;
+    }
+    const int lanes = 32 / wpl;  // lanes per phase
+    for (int first = 0; first < 32; first += lanes)
+        add_phase(out, active_mask, addr, first, lanes, wpl);
+    return out;
+}
+
+BankAnalysis analyze_matrix(uint32_t active_mask, const uint32_t addr[32], int nmat) {
+    BankAnalysis out;
+    if (nmat != 1 && nmat != 2 && nmat != 4) return out;
+    // One phase per 8x8 matrix: lanes 8i..8i+7 give its 8 rows of 16 bytes (4 words).
+    for (int i = 0; i < nmat; ++i)
+        add_phase(out, active_mask, addr, 8 * i, 8, 4);
+    return out;
+}
+
+}  // namespace tklab::sim

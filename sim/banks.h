@@ -1,0 +1,20 @@
+#pragma once
+#include <cstdint>
+namespace tklab::sim {
+// Bank-conflict analysis of one warp shared-memory instruction, counted the way
+// Nsight Compute counts wavefronts: 32 banks of 4 bytes, and each wavefront serves
+// at most one distinct 4-byte word per bank (lanes on the same word broadcast).
+struct BankAnalysis {
+    uint16_t wavefronts = 0;  // what the hardware needs
+    uint16_t ideal = 0;       // what a conflict-free access of this shape needs
+    uint8_t  max_way = 0;     // worst number of distinct words in one bank within one phase (1 = no conflict)
+    uint8_t  bank_words[32] = {};  // distinct words touched in each bank, summed over phases (the histogram we draw)
+    int conflicts() const { return int(wavefronts) - int(ideal); }
+};
+// A plain shared load/store: addr[l] is lane l's byte address in shared memory, bytes is 1, 2, 4, 8 or 16.
+// Any other size yields an empty analysis.
+BankAnalysis analyze_access(uint32_t active_mask, const uint32_t addr[32], int bytes);
+// ldmatrix / stmatrix with nmat = 1, 2 or 4 matrices; addr[l] is the 16-byte row address supplied by lane l.
+// Lanes >= 8*nmat supply no address and are ignored. Any other nmat yields an empty analysis.
+BankAnalysis analyze_matrix(uint32_t active_mask, const uint32_t addr[32], int nmat);
+}

@@ -1,0 +1,63 @@
+#include "sim/cost_model.h"
+#include <fstream>
+#include <sstream>
+#include <stdexcept>
+#include <nlohmann/json.hpp>
+
+namespace tklab::sim {
+
+// Generated at build time from sim/arch/*.json, so binaries need no data files.
+const char* builtin_arch_json(const std::string& name);
+
+namespace {
+int get_int(const nlohmann::json& j, const char* path) {
+    const nlohmann::json* cur = &j;
+    std::string p(path), part;
+    std::stringstream ss(p);
+    while (std::getline(ss, part, '.')) {
+        if (!cur->is_object() || !cur->contains(part))
+            throw std::runtime_error(std::string("cost model: missing field '") + path + "'");
+        cur = &(*cur)[part];
+    }
+    if (!cur->is_number()) throw std::runtime_error(std::string("cost model: field '") + path + "' must be a number");
+    return cur->get<int>();
+}
+} // namespace
+
+CostModel CostModel::load(const std::string& name_or_path) {
+    nlohmann::json j;
+    if (const char* text = builtin_arch_json(name_or_path)) {
+        j = nlohmann::json::parse(text);
+    } else {
+        std::ifstream in(name_or_path);
+        if (!in) throw std::runtime_error("cost model '" + name_or_path + "': not a built-in architecture (h100) and no such file");
+        try { j = nlohmann::json::parse(in); } catch (const nlohmann::json::parse_error& e) {
+            throw std::runtime_error("cost model '" + name_or_path + "': " + e.what());
+        }
+    }
+    CostModel m;
+    m.name = j.value("name", name_or_path);
+    m.clock_mhz = get_int(j, "clock_mhz");
+    m.sms = get_int(j, "sms");
+    m.max_threads_per_sm = get_int(j, "max_threads_per_sm");
+    m.max_blocks_per_sm = get_int(j, "max_blocks_per_sm");
+    m.registers_per_sm = get_int(j, "registers_per_sm");
+    m.max_registers_per_thread = get_int(j, "max_registers_per_thread");
+    m.base_registers_per_thread = get_int(j, "base_registers_per_thread");
+    m.shared_bytes_per_sm = get_int(j, "shared_bytes_per_sm");
+    m.issue_cycles = get_int(j, "issue_cycles");
+    m.shared_latency = get_int(j, "shared.latency");
+    m.shared_cycles_per_wavefront = get_int(j, "shared.cycles_per_wavefront");
+    m.ldmatrix_latency = get_int(j, "ldmatrix.latency");
+    m.shfl_latency = get_int(j, "shfl.latency");
+    m.global_latency = get_int(j, "global.latency");
+    m.global_issue_cycles = get_int(j, "global.issue_cycles");
+    m.cp_async_latency = get_int(j, "cp_async.latency");
+    m.mma_latency = get_int(j, "mma_m16n8k16.latency");
+    m.mma_pipe_cycles = get_int(j, "mma_m16n8k16.pipe_cycles");
+    m.barrier_latency = get_int(j, "barrier.latency");
+    m.mbarrier_latency = get_int(j, "mbarrier.latency");
+    return m;
+}
+
+} // namespace tklab::sim

@@ -1,0 +1,1251 @@
+// The simulator's engine: one fiber per CUDA thread, lanes meeting at each
+// instruction-layer call, warps scheduled in order of their simulated clocks,
+// and one executor per instruction that performs it for the whole warp and
+// records what the hardware would have done.
+#include "sim/simulator.h"
+#include "sim/banks.h"
+#include "sim/cuda_shim.h"
+
+#include <boost/context/fiber.hpp>
+#include <boost/context/protected_fixedsize_stack.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <bit>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <sstream>
+#include <thread>
+#include <unordered_map>
+
+namespace tklab::sim {
+namespace ctx = boost::context;
+
+// ---------------------------------------------------------------- names
+
+const char* op_name(Op op) {
+    switch (op) {
+    case Op::ld_shared: return "ld.shared";
+    case Op::st_shared: return "st.shared";
+    case Op::ldmatrix: return "ldmatrix";
+    case Op::stmatrix: return "stmatrix";
+    case Op::mma: return "mma.sync";
+    case Op::shfl: return "shfl.sync";
+    case Op::bar_sync: return "bar.sync";
+    case Op::bar_arrive: return "bar.arrive";
+    case Op::syncwarp: return "bar.warp.sync";
+    case Op::cp_async: return "cp.async";
+    case Op::cp_async_commit: return "cp.async.commit_group";
+    case Op::cp_async_wait: return "cp.async.wait_group";
+    case Op::mbar_init: return "mbarrier.init";
+    case Op::mbar_arrive: return "mbarrier.arrive";
+    case Op::mbar_test_wait: return "mbarrier.test_wait";
+    case Op::mbar_wait: return "mbarrier.wait";
+    case Op::ld_global: return "ld.global";
+    case Op::st_global: return "st.global";
+    case Op::count_: break;
+    }
+    return "?";
+}
+
+const char* stall_name(Stall s) {
+    switch (s) {
+    case Stall::none: return "none";
+    case Stall::barrier: return "barrier";
+    case Stall::mbarrier: return "mbarrier";
+    case Stall::long_scoreboard: return "long_scoreboard";
+    case Stall::short_scoreboard: return "short_scoreboard";
+    case Stall::mio_throttle: return "mio_throttle";
+    case Stall::math_pipe_throttle: return "math_pipe_throttle";
+    case Stall::count_: break;
+    }
+    return "?";
+}
+
+Options& options() {
+    static Options o;
+    return o;
+}
+
+// ---------------------------------------------------------------- global memory registry
+
+namespace {
+struct Allocation { uintptr_t base; size_t bytes; std::string name; };
+std::mutex g_alloc_mu;
+std::map<uintptr_t, Allocation> g_allocs;  // read-only while a kernel runs
+} // namespace
+
+void register_global(const void* p, size_t bytes, const std::string& name) {
+    std::lock_guard lk(g_alloc_mu);
+    g_allocs[uintptr_t(p)] = {uintptr_t(p), bytes, name};
+}
+void unregister_global(const void* p) {
+    std::lock_guard lk(g_alloc_mu);
+    g_allocs.erase(uintptr_t(p));
+}
+
+namespace {
+const Allocation* find_allocation(uintptr_t p, size_t bytes) {
+    auto it = g_allocs.upper_bound(p);
+    if (it == g_allocs.begin()) return nullptr;
+    --it;
+    const Allocation& a = it->second;
+    if (p >= a.base && p + bytes <= a.base + a.bytes) return &a;
+    return nullptr;
+}
+
+std::string describe_nearest_allocation(uintptr_t p) {
+    auto it = g_allocs.upper_bound(p);
+    std::ostringstream s;
+    if (it != g_allocs.begin()) {
+        auto prev = std::prev(it);
+        const Allocation& a = prev->second;
+        if (p >= a.base) s << "; it is " << (p - a.base) << " bytes past the start of '" << a.name << "' (" << a.bytes << " bytes)";
+    } else if (it != g_allocs.end()) {
+        s << "; it is " << (it->first - p) << " bytes before '" << it->second.name << "'";
+    }
+    if (g_allocs.empty()) s << "; no global memory is registered (allocate with tk::device_buffer)";
+    return s.str();
+}
+
+// ---------------------------------------------------------------- fiber stacks
+
+// Fiber stacks are reused between blocks; each has a guard page so a stack
+// overflow in kernel code stops at a fault instead of corrupting memory.
+class StackPool {
+public:
+    explicit StackPool(size_t bytes) : alloc_(bytes) {}
+    ~StackPool() { for (auto& s : free_) alloc_.deallocate(s); }
+    ctx::stack_context allocate() {
+        if (free_.empty()) return alloc_.allocate();
+        auto s = free_.back();
+        free_.pop_back();
+        return s;
+    }
+    void deallocate(ctx::stack_context& s) noexcept { free_.push_back(s); }
+private:
+    ctx::protected_fixedsize_stack alloc_;
+    std::vector<ctx::stack_context> free_;
+};
+struct PooledStack {
+    StackPool* pool;
+    ctx::stack_context allocate() { return pool->allocate(); }
+    void deallocate(ctx::stack_context& s) noexcept { pool->deallocate(s); }
+};
+
+// ---------------------------------------------------------------- simulated state
+
+struct Warp;
+struct Block;
+
+struct Thread {
+    ctx::fiber fib;    // this thread while it is parked
+    ctx::fiber sched;  // the scheduler, while this thread runs
+    ThreadIds ids;
+    Warp* warp = nullptr;
+    int lane = 0;
+    LaneOp* pending = nullptr;  // the instruction it is parked at
+    const char* kfile = "";     // kernel line of that instruction
+    int kline = 0;
+    bool exited = false;
+    int op_depth = 0;
+    const char* op_file = "";
+    int op_line = 0;
+    const char* op_name = nullptr;
+    uint32_t op_seq = 0;
+    int regs = 0, peak_regs = 0;
+    const char* peak_file = "";
+    int peak_line = 0;
+    std::exception_ptr error;
+};
+
+enum class WarpState { runnable, at_barrier, at_mbarrier, done };
+
+struct AsyncCopy { uint32_t smem; uint32_t bytes; uint8_t data[16]; };
+struct AsyncGroup { uint64_t complete = 0; std::vector<AsyncCopy> copies; };
+
+struct Warp {
+    int id = 0;
+    Block* block = nullptr;
+    Thread* lanes[32] = {};
+    uint32_t exists = 0;  // lanes the block has
+    uint32_t live = 0;    // lanes that have not exited
+    uint64_t clock = 0;
+    uint64_t load_ready = 0;  // when outstanding loads have landed
+    Stall load_stall = Stall::none;
+    WarpState state = WarpState::runnable;
+    uint64_t wait_since = 0;
+    int wait_event = -1;
+    int wait_bar = 0;
+    uint32_t wait_addr = 0, wait_parity = 0;
+    const char* wait_file = "";
+    int wait_line = 0;
+    AsyncGroup open;                 // cp.async not yet committed
+    std::vector<AsyncGroup> groups;  // committed, oldest first
+    uint16_t last_regs = 0;
+};
+
+struct BarrierState {
+    int expected = 0;  // threads; 0 = idle
+    int arrived = 0;
+    uint64_t last_arrival = 0;
+    int last_warp = 0;
+    std::vector<int> waiters;
+};
+
+struct MbarState {
+    uint32_t expected = 0;
+    uint32_t pending = 0;
+    uint32_t phase = 0;  // completed phases
+    uint64_t last_complete = 0;
+    int last_warp = 0;
+};
+
+thread_local Thread* g_cur = nullptr;
+
+// Per-block interning of source locations and op names by pointer; turned into
+// run-wide ids in block order after the run, so ids never depend on threads.
+struct Interner {
+    std::unordered_map<uint64_t, uint32_t> map;
+    std::vector<std::pair<const char*, int>> list{{"", 0}};
+    uint32_t operator()(const char* f, int line) {
+        uint64_t key = (uint64_t(uintptr_t(f)) << 20) ^ uint64_t(uint32_t(line));
+        auto [it, fresh] = map.try_emplace(key, uint32_t(list.size()));
+        if (fresh) list.emplace_back(f, line);
+        else if (list[it->second].first != f || list[it->second].second != line) {
+            // Hash collision (different pointer/line, same key): fall back to a linear search.
+            for (uint32_t i = 1; i < list.size(); ++i)
+                if (list[i].first == f && list[i].second == line) return i;
+            list.emplace_back(f, line);
+            return uint32_t(list.size() - 1);
+        }
+        return it->second;
+    }
+};
+
+struct BlockResult {
+    BlockTrace trace;
+    Interner locs, names;  // names uses the line field as 0
+    std::exception_ptr error;
+    bool ran = false;
+    int peak_regs = 0;      // the block's highest live registers per thread
+    uint32_t peak_loc = 0;  // and the declaration that reached it (locs id)
+};
+
+struct Block {
+    const CostModel* cost = nullptr;
+    BlockResult* out = nullptr;
+    std::vector<Thread> threads;
+    std::vector<Warp> warps;
+    char* smem = nullptr;
+    size_t smem_bytes = 0;
+    uint64_t smem_free = 0;        // the shared-memory pipe's next free cycle
+    uint64_t tensor_free[4] = {};  // each sub-partition's tensor pipe
+    BarrierState bars[16];
+    std::unordered_map<uint32_t, MbarState> mbars;
+    std::string kernel;
+};
+
+// ---------------------------------------------------------------- errors
+
+std::string where(const Thread& t) {
+    std::ostringstream s;
+    const auto& b = t.ids.block;
+    s << "block (" << b.x << "," << b.y << "," << b.z << ") warp " << t.warp->id << " lane " << t.lane;
+    return s.str();
+}
+std::string line_of(const char* file, int line) {
+    std::ostringstream s;
+    s << file << ":" << line;
+    return s.str();
+}
+
+[[noreturn]] void fault(const Thread& t, const std::string& what, const std::string& fix) {
+    std::ostringstream s;
+    s << line_of(t.kfile, t.kline) << ": error: " << what << " (" << where(t) << ").\n  fix: " << fix;
+    throw SimError(ErrorKind::fault, s.str(), t.kfile, t.kline);
+}
+
+std::string hex(uint64_t v) {
+    std::ostringstream s;
+    s << "0x" << std::hex << v;
+    return s.str();
+}
+
+void check_shared(const Block& b, const Thread& t, uint32_t addr, uint32_t bytes, const char* what) {
+    if (uint64_t(addr) + bytes > b.smem_bytes) {
+        std::ostringstream s;
+        s << "out-of-bounds shared-memory " << what << " of " << bytes << " bytes at shared address " << hex(addr)
+          << "; the block has " << b.smem_bytes << " bytes of dynamic shared memory";
+        fault(t, s.str(), "keep shared tiles inside the shared memory requested at launch, or request more");
+    }
+    if (addr % bytes != 0) {
+        std::ostringstream s;
+        s << "misaligned shared-memory " << what << " of " << bytes << " bytes at shared address " << hex(addr);
+        fault(t, s.str(), "align the address to the access width (" + std::to_string(bytes) + " bytes)");
+    }
+}
+
+void check_global(const Thread& t, const void* p, uint32_t bytes, const char* what) {
+    uintptr_t a = uintptr_t(p);
+    if (!find_allocation(a, bytes)) {
+        std::ostringstream s;
+        s << "out-of-bounds global-memory " << what << " of " << bytes << " bytes at address " << hex(a)
+          << describe_nearest_allocation(a);
+        fault(t, s.str(), "check the index math against the tensor's dimensions");
+    }
+    if (a % bytes != 0) {
+        std::ostringstream s;
+        s << "misaligned global-memory " << what << " of " << bytes << " bytes at address " << hex(a);
+        fault(t, s.str(), "align the address to the access width (" + std::to_string(bytes) + " bytes)");
+    }
+}
+
+// ---------------------------------------------------------------- the executor
+
+bool is_load(Op op) { return op == Op::ld_shared || op == Op::ldmatrix || op == Op::ld_global; }
+// Instructions that read registers a recent load may still be filling.
+bool consumes_loads(Op op) {
+    return op == Op::mma || op == Op::st_shared || op == Op::stmatrix || op == Op::shfl || op == Op::st_global;
+}
+// Warp-synchronous instructions: every lane they name must be there.
+bool is_warp_sync(Op op) {
+    return op == Op::ldmatrix || op == Op::stmatrix || op == Op::mma || op == Op::shfl || op == Op::syncwarp ||
+           op == Op::bar_sync || op == Op::bar_arrive;
+}
+
+float bits16_to_float(uint16_t h, bool half) {
+    uint32_t u;
+    if (!half) {
+        u = uint32_t(h) << 16;
+    } else {
+        uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+        if (exp == 0x1f) u = sign | 0x7f800000u | (man << 13);
+        else if (exp != 0) u = sign | ((exp + 112) << 23) | (man << 13);
+        else if (man == 0) u = sign;
+        else {  // subnormal: normalise
+            int e = -1;
+            do { man <<= 1; ++e; } while (!(man & 0x400));
+            u = sign | (uint32_t(112 - e) << 23) | ((man & 0x3ff) << 13);
+        }
+    }
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+class Executor {
+public:
+    Executor(Block& b, Warp& w, uint32_t mask) : b_(b), w_(w), mask_(mask), cost_(*b.cost) {
+        first_ = std::countr_zero(mask);
+        t0_ = w.lanes[first_];
+        op0_ = t0_->pending;
+        t_ = w.clock;
+    }
+
+    void run() {
+        Op op = op0_->op;
+        if (consumes_loads(op)) wait_until(w_.load_ready, w_.load_stall);
+        begin_event(op);
+        switch (op) {
+        case Op::ld_shared: case Op::st_shared: shared_access(op); break;
+        case Op::ldmatrix: case Op::stmatrix: matrix_access(op); break;
+        case Op::mma: mma(); break;
+        case Op::shfl: shfl(); break;
+        case Op::bar_sync: case Op::bar_arrive: barrier(op); break;
+        case Op::syncwarp: w_.clock = t_ + cost_.issue_cycles; break;
+        case Op::cp_async: cp_async(); break;
+        case Op::cp_async_commit:
+            w_.groups.push_back(std::move(w_.open));
+            w_.open = {};
+            w_.clock = t_ + cost_.issue_cycles;
+            break;
+        case Op::cp_async_wait: cp_async_wait(); break;
+        case Op::mbar_init: case Op::mbar_arrive: case Op::mbar_test_wait: case Op::mbar_wait: mbarrier(op); break;
+        case Op::ld_global: case Op::st_global: global_access(op); break;
+        case Op::count_: break;
+        }
+        finish_event();
+        for (uint32_t m = mask_; m; m &= m - 1) w_.lanes[std::countr_zero(m)]->pending = nullptr;
+        record_registers();
+    }
+
+private:
+    Block& b_;
+    Warp& w_;
+    uint32_t mask_;
+    const CostModel& cost_;
+    int first_ = 0;
+    Thread* t0_ = nullptr;
+    LaneOp* op0_ = nullptr;
+    uint64_t t_ = 0;         // the cycle the instruction can issue
+    uint64_t before_ = 0;
+    int ev_ = -1;
+
+    BlockTrace& trace() { return b_.out->trace; }
+    LaneOp& lane_op(int l) { return *w_.lanes[l]->pending; }
+    Thread& lane(int l) { return *w_.lanes[l]; }
+    template <class F> void for_lanes(F&& f) {
+        for (uint32_t m = mask_; m; m &= m - 1) f(std::countr_zero(m));
+    }
+
+    void wait_until(uint64_t when, Stall why) {
+        if (when <= t_) return;
+        if (ev_ >= 0) {
+            Event& e = trace().events[ev_];
+            if (e.stall == Stall::none || when - t_ > e.stall_cycles) e.stall = why;
+            e.stall_cycles += uint32_t(when - t_);
+        } else {
+            pending_stall_ = why;
+            pending_stall_cycles_ += uint32_t(when - t_);
+        }
+        t_ = when;
+    }
+    Stall pending_stall_ = Stall::none;
+    uint32_t pending_stall_cycles_ = 0;
+
+    void begin_event(Op op) {
+        before_ = w_.clock;
+        Event e;
+        e.warp = uint16_t(w_.id);
+        e.op = op;
+        e.mask = mask_;
+        e.loc = b_.out->locs(t0_->kfile, t0_->kline);
+        if (t0_->op_depth > 0) {
+            e.op_seq = t0_->op_seq;
+            e.op_name = uint16_t(b_.out->names(t0_->op_name, 0));
+        }
+        e.stall = pending_stall_;
+        e.stall_cycles = pending_stall_cycles_;
+        e.aux = op0_->width;
+        trace().events.push_back(e);
+        ev_ = int(trace().events.size() - 1);
+    }
+    void finish_event() {
+        Event& e = trace().events[ev_];
+        e.issue = t_;
+        if (w_.state == WarpState::runnable) e.done = w_.clock;
+        else w_.wait_event = ev_;  // filled in at release
+    }
+
+    void record_smem(const BankAnalysis& ba, const uint32_t addr[32]) {
+        SmemRecord r;
+        r.event = uint32_t(ev_);
+        r.banks = ba;
+        if (ba.wavefronts > ba.ideal || options().all_lane_addresses) {
+            r.lanes = int32_t(trace().lane_addrs.size());
+            trace().lane_addrs.insert(trace().lane_addrs.end(), addr, addr + 32);
+        }
+        trace().events[ev_].smem = int32_t(trace().smem.size());
+        trace().smem.push_back(r);
+    }
+
+    // Shared-memory pipe: wavefronts queue behind other warps' wavefronts.
+    uint64_t use_smem_pipe(int wavefronts) {
+        wait_until(b_.smem_free, Stall::mio_throttle);
+        uint64_t end = t_ + uint64_t(wavefronts) * cost_.shared_cycles_per_wavefront;
+        b_.smem_free = end;
+        return end;
+    }
+
+    void note_load(uint64_t ready, Stall why) {
+        if (ready > w_.load_ready) { w_.load_ready = ready; w_.load_stall = why; }
+    }
+
+    void shared_access(Op op) {
+        const bool load = op == Op::ld_shared;
+        const uint32_t bytes = op0_->width;
+        uint32_t addr[32] = {};
+        for_lanes([&](int l) {
+            addr[l] = lane_op(l).addr;
+            check_shared(b_, lane(l), addr[l], bytes, load ? "load" : "store");
+        });
+        BankAnalysis ba = analyze_access(mask_, addr, int(bytes));
+        uint64_t end = use_smem_pipe(ba.wavefronts);
+        for_lanes([&](int l) {
+            if (load) std::memcpy(lane_op(l).data, b_.smem + addr[l], bytes);
+            else std::memcpy(b_.smem + addr[l], lane_op(l).data, bytes);
+        });
+        if (load) note_load(end + cost_.shared_latency, Stall::short_scoreboard);
+        w_.clock = t_ + cost_.issue_cycles;
+        record_smem(ba, addr);
+    }
+
+    void matrix_access(Op op) {
+        const bool load = op == Op::ldmatrix;
+        const int n = op0_->width;
+        const bool trans = op0_->flag != 0;
+        uint32_t addr[32] = {};
+        const uint32_t need = n == 4 ? 0xffffffffu : (n == 2 ? 0xffffu : 0xffu);
+        for (int l = 0; l < 32; ++l) {
+            if (!(need >> l & 1)) continue;
+            addr[l] = lane_op(l).addr;
+            check_shared(b_, lane(l), addr[l], 16, load ? "ldmatrix row read" : "stmatrix row write");
+        }
+        BankAnalysis ba = analyze_matrix(mask_, addr, n);
+        uint64_t end = use_smem_pipe(ba.wavefronts);
+        // Matrix i, row r lives at addr[8i+r] as 8 16-bit values.
+        for (int i = 0; i < n; ++i) {
+            for (int l = 0; l < 32; ++l) {
+                uint32_t& reg = lane_op(l).data[i];
+                if (!trans) {
+                    uint8_t* p = reinterpret_cast<uint8_t*>(b_.smem + addr[8 * i + l / 4] + 4 * (l % 4));
+                    if (load) std::memcpy(&reg, p, 4);
+                    else std::memcpy(p, &reg, 4);
+                } else {
+                    // Transposed: this lane's pair is column l/4 of rows 2(l%4) and 2(l%4)+1.
+                    uint8_t* lo = reinterpret_cast<uint8_t*>(b_.smem + addr[8 * i + 2 * (l % 4)] + 2 * (l / 4));
+                    uint8_t* hi = reinterpret_cast<uint8_t*>(b_.smem + addr[8 * i + 2 * (l % 4) + 1] + 2 * (l / 4));
+                    if (load) {
+                        uint16_t a, c;
+                        std::memcpy(&a, lo, 2);
+                        std::memcpy(&c, hi, 2);
+                        reg = uint32_t(a) | (uint32_t(c) << 16);
+                    } else {
+                        uint16_t a = uint16_t(reg), c = uint16_t(reg >> 16);
+                        std::memcpy(lo, &a, 2);
+                        std::memcpy(hi, &c, 2);
+                    }
+                }
+            }
+        }
+        if (load) note_load(end + cost_.ldmatrix_latency, Stall::short_scoreboard);
+        w_.clock = t_ + cost_.issue_cycles;
+        record_smem(ba, addr);
+    }
+
+    void mma() {
+        const bool half = MmaType(op0_->flag) == MmaType::f16;
+        float A[16][16], B[16][8], C[16][8];
+        for (int l = 0; l < 32; ++l) {
+            const LaneOp& o = lane_op(l);
+            const uint32_t* a = static_cast<const uint32_t*>(o.in[0]);
+            const uint32_t* bb = static_cast<const uint32_t*>(o.in[1]);
+            const float* c = static_cast<const float*>(o.in[2]);
+            const int gid = l / 4, tig = l % 4;
+            for (int i = 0; i < 8; ++i) {  // PTX ISA m16n8k16 A fragment
+                uint16_t h = uint16_t(a[i / 2] >> (16 * (i & 1)));
+                A[gid + 8 * ((i >> 1) & 1)][tig * 2 + (i & 1) + 8 * (i >> 2)] = bits16_to_float(h, half);
+            }
+            for (int i = 0; i < 4; ++i) {  // B fragment (K x N)
+                uint16_t h = uint16_t(bb[i / 2] >> (16 * (i & 1)));
+                B[tig * 2 + (i & 1) + 8 * (i >> 1)][gid] = bits16_to_float(h, half);
+            }
+            for (int i = 0; i < 4; ++i) C[gid + 8 * (i >> 1)][tig * 2 + (i & 1)] = c[i];
+        }
+        float D[16][8];
+        for (int m = 0; m < 16; ++m)
+            for (int n = 0; n < 8; ++n) {
+                // Products of 16-bit values are exact in double; round once, as the tensor core's wide accumulator does.
+                double s = C[m][n];
+                for (int k = 0; k < 16; ++k) s += double(A[m][k]) * double(B[k][n]);
+                D[m][n] = float(s);
+            }
+        for (int l = 0; l < 32; ++l) {
+            float* d = static_cast<float*>(lane_op(l).out);
+            const int gid = l / 4, tig = l % 4;
+            for (int i = 0; i < 4; ++i) d[i] = D[gid + 8 * (i >> 1)][tig * 2 + (i & 1)];
+        }
+        uint64_t& pipe = b_.tensor_free[w_.id % 4];
+        wait_until(pipe, Stall::math_pipe_throttle);
+        pipe = t_ + cost_.mma_pipe_cycles;
+        w_.clock = t_ + cost_.issue_cycles;
+    }
+
+    void shfl() {
+        uint32_t in[32];
+        for (int l = 0; l < 32; ++l) in[l] = (mask_ >> l & 1) ? lane_op(l).data[0] : 0;
+        for_lanes([&](int l) {
+            LaneOp& o = lane_op(l);
+            int src = l;
+            const int b = int(o.addr);
+            switch (ShflMode(o.width)) {
+            case ShflMode::idx: src = b & 31; break;
+            case ShflMode::up: src = l - b >= 0 ? l - b : l; break;
+            case ShflMode::down: src = l + b <= 31 ? l + b : l; break;
+            case ShflMode::bfly: src = l ^ (b & 31); break;
+            }
+            // Reading a lane outside the exchange is undefined on the GPU; keep our own value.
+            o.data[0] = (mask_ >> src & 1) ? in[src] : in[l];
+        });
+        note_load(t_ + cost_.shfl_latency, Stall::short_scoreboard);
+        w_.clock = t_ + cost_.issue_cycles;
+    }
+
+    void barrier(Op op) {
+        const int id = int(op0_->addr);
+        const int count = int(op0_->arg);
+        if (id < 0 || id > 15)
+            fault(*t0_, "barrier id " + std::to_string(id) + " is out of range", "use barrier ids 0..15");
+        const int block_threads = int(b_.warps.size()) * 32;
+        const int expected = count == 0 ? block_threads : count;
+        if (count % 32 != 0 || expected > block_threads)
+            fault(*t0_, "barrier " + std::to_string(id) + " thread count " + std::to_string(count) +
+                        " is not a multiple of 32 no greater than the block's " + std::to_string(block_threads) + " threads",
+                  "pass a multiple of the warp size (32) up to the block size");
+        BarrierState& bar = b_.bars[id];
+        if (bar.expected != 0 && bar.expected != expected)
+            fault(*t0_, "barrier " + std::to_string(id) + " used with thread count " + std::to_string(expected) +
+                        " while other warps wait on it with " + std::to_string(bar.expected),
+                  "give every bar.sync/bar.arrive on one barrier id the same thread count");
+        bar.expected = expected;
+        bar.arrived += 32;
+        if (t_ >= bar.last_arrival) { bar.last_arrival = t_; bar.last_warp = w_.id; }
+        if (op == Op::bar_sync) {
+            w_.state = WarpState::at_barrier;
+            w_.wait_since = t_;
+            w_.wait_bar = id;
+            w_.wait_file = t0_->kfile;
+            w_.wait_line = t0_->kline;
+            bar.waiters.push_back(w_.id);
+        } else {
+            w_.clock = t_ + cost_.barrier_latency;
+        }
+        if (bar.arrived >= bar.expected) release_barrier(id);
+    }
+
+    void release_barrier(int id) {
+        BarrierState& bar = b_.bars[id];
+        const uint64_t release = bar.last_arrival + cost_.barrier_latency;
+        for (int wid : bar.waiters) {
+            Warp& w = b_.warps[wid];
+            BarrierRecord r;
+            r.arrive = w.wait_since;
+            r.release = release;
+            r.warp = uint16_t(wid);
+            r.last_warp = uint16_t(bar.last_warp);
+            r.id = uint8_t(id);
+            r.loc = b_.out->locs(w.wait_file, w.wait_line);
+            trace().barriers.push_back(r);
+            resume_waiter(w, release, Stall::barrier);
+        }
+        bar = BarrierState{};
+    }
+
+    void resume_waiter(Warp& w, uint64_t release, Stall why) {
+        if (w.wait_event >= 0) {
+            Event& e = trace().events[w.wait_event];
+            e.done = release;
+            if (release > w.wait_since) {
+                e.stall = why;
+                e.stall_cycles += uint32_t(release - w.wait_since);
+            }
+        }
+        // The warp that completes a barrier may be the waiter itself (the event
+        // is still being built); finish_event() then sees it runnable.
+        w.wait_event = -1;
+        w.clock = std::max(w.clock, release);
+        w.state = WarpState::runnable;
+    }
+
+    void cp_async() {
+        const uint32_t bytes = op0_->width;
+        uint64_t complete = t_ + cost_.cp_async_latency;
+        for_lanes([&](int l) {
+            LaneOp& o = lane_op(l);
+            check_shared(b_, lane(l), o.addr, bytes, "cp.async destination");
+            check_global(lane(l), o.gptr, bytes, "cp.async source");
+            AsyncCopy c{o.addr, bytes, {}};
+            std::memcpy(c.data, o.gptr, bytes);  // the source as it is at issue
+            w_.open.copies.push_back(c);
+        });
+        w_.open.complete = std::max(w_.open.complete, complete);
+        w_.clock = t_ + cost_.global_issue_cycles;
+    }
+
+    void cp_async_wait() {
+        const size_t keep = op0_->arg;
+        while (w_.groups.size() > keep) {
+            AsyncGroup& g = w_.groups.front();
+            wait_until(g.complete, Stall::long_scoreboard);
+            for (const AsyncCopy& c : g.copies) std::memcpy(b_.smem + c.smem, c.data, c.bytes);
+            w_.groups.erase(w_.groups.begin());
+        }
+        w_.clock = t_ + cost_.issue_cycles;
+    }
+
+    MbarState& mbar_at(int l, uint32_t addr) {
+        check_shared(b_, lane(l), addr, 8, "mbarrier access");
+        auto it = b_.mbars.find(addr);
+        if (it == b_.mbars.end())
+            fault(lane(l), "mbarrier at shared address " + hex(addr) + " used before mbarrier_init",
+                  "initialise the barrier (tk::init_semaphore) and sync the block before other threads use it");
+        return it->second;
+    }
+
+    void complete_phase(uint32_t addr, MbarState& m) {
+        m.phase += 1;
+        m.pending = m.expected;
+        m.last_complete = t_;
+        m.last_warp = w_.id;
+        for (Warp& w : b_.warps) {
+            if (w.state != WarpState::at_mbarrier || w.wait_addr != addr) continue;
+            if ((m.phase & 1) == w.wait_parity) continue;  // still waiting for a later phase
+            BarrierRecord r;
+            r.arrive = w.wait_since;
+            r.release = std::max(w.wait_since, t_) + cost_.mbarrier_latency;
+            r.warp = uint16_t(w.id);
+            r.last_warp = uint16_t(w_.id);
+            r.mbarrier = true;
+            r.address = addr;
+            r.phase = m.phase - 1;
+            r.loc = b_.out->locs(w.wait_file, w.wait_line);
+            trace().barriers.push_back(r);
+            resume_waiter(w, r.release, Stall::mbarrier);
+        }
+    }
+
+    void mbarrier(Op op) {
+        switch (op) {
+        case Op::mbar_init:
+            for_lanes([&](int l) {
+                LaneOp& o = lane_op(l);
+                check_shared(b_, lane(l), o.addr, 8, "mbarrier init");
+                if (o.arg == 0) fault(lane(l), "mbarrier initialised with an arrival count of 0", "pass the number of threads that arrive per phase");
+                b_.mbars[o.addr] = MbarState{o.arg, o.arg, 0, 0, 0};
+            });
+            break;
+        case Op::mbar_arrive:
+            for_lanes([&](int l) {
+                const uint32_t addr = lane_op(l).addr;
+                MbarState& m = mbar_at(l, addr);
+                if (--m.pending == 0) complete_phase(addr, m);
+            });
+            break;
+        case Op::mbar_test_wait:
+            for_lanes([&](int l) {
+                LaneOp& o = lane_op(l);
+                MbarState& m = mbar_at(l, o.addr);
+                o.data[0] = (m.phase & 1) != (o.arg & 1);
+            });
+            break;
+        case Op::mbar_wait: {
+            MbarState& m = mbar_at(first_, op0_->addr);
+            if ((m.phase & 1) == (op0_->arg & 1)) {
+                w_.state = WarpState::at_mbarrier;
+                w_.wait_since = t_;
+                w_.wait_addr = op0_->addr;
+                w_.wait_parity = op0_->arg & 1;
+                w_.wait_file = t0_->kfile;
+                w_.wait_line = t0_->kline;
+                return;
+            }
+            break;
+        }
+        default: break;
+        }
+        w_.clock = t_ + cost_.mbarrier_latency;
+    }
+
+    void global_access(Op op) {
+        const bool load = op == Op::ld_global;
+        const uint32_t bytes = op0_->width;
+        for_lanes([&](int l) {
+            LaneOp& o = lane_op(l);
+            check_global(lane(l), o.gptr, bytes, load ? "load" : "store");
+            if (load) std::memcpy(o.data, o.gptr, bytes);
+            else std::memcpy(const_cast<void*>(o.gptr), o.data, bytes);
+        });
+        if (load) note_load(t_ + cost_.global_latency, Stall::long_scoreboard);
+        w_.clock = t_ + cost_.global_issue_cycles;
+    }
+
+    void record_registers() {
+        const uint16_t regs = uint16_t(t0_->regs);
+        if (regs != w_.last_regs) {
+            w_.last_regs = regs;
+            trace().regs.push_back(RegRecord{t_, uint16_t(w_.id), regs});
+        }
+    }
+};
+
+// ---------------------------------------------------------------- scheduling
+
+struct SiteKey {
+    Op op; const char* file; int line; const char* kfile; int kline;
+    bool operator==(const SiteKey&) const = default;
+};
+SiteKey site_of(const Thread& t) { return {t.pending->op, t.pending->file, t.pending->line, t.kfile, t.kline}; }
+
+// Lanes a warp-synchronous instruction needs to be present.
+uint32_t required_lanes(const Warp& w, const LaneOp& op) {
+    if (op.op == Op::shfl || op.op == Op::syncwarp) return op.mask & w.exists;
+    return w.live;
+}
+
+class BlockRunner {
+public:
+    BlockRunner(Block& b, StackPool& stacks, const std::function<void()>& body) : b_(b), stacks_(stacks), body_(body) {}
+
+    void run() {
+        for (;;) {
+            Warp* next = nullptr;
+            for (Warp& w : b_.warps)
+                if (w.state == WarpState::runnable && (!next || w.clock < next->clock)) next = &w;
+            if (!next) {
+                bool all_done = std::all_of(b_.warps.begin(), b_.warps.end(), [](const Warp& w) { return w.state == WarpState::done; });
+                if (all_done) break;
+                report_deadlock();
+            }
+            step(*next);
+        }
+        uint64_t end = 0;
+        for (Warp& w : b_.warps) end = std::max(end, w.clock);
+        b_.out->trace.cycles = end;
+    }
+
+    // Unwinds any fiber still parked (after an error), with its thread current
+    // so destructors of register tiles account correctly.
+    void unwind() {
+        for (Thread& t : b_.threads) {
+            if (!t.fib) continue;
+            g_cur = &t;
+            t.fib = ctx::fiber{};
+            g_cur = nullptr;
+        }
+    }
+
+private:
+    Block& b_;
+    StackPool& stacks_;
+    const std::function<void()>& body_;
+
+    void resume(Thread& t) {
+        if (!t.fib && !t.exited) {
+            t.fib = ctx::fiber(std::allocator_arg, PooledStack{&stacks_}, [this, &t](ctx::fiber&& sched) {
+                t.sched = std::move(sched);
+                try {
+                    body_();
+                } catch (const ctx::detail::forced_unwind&) {
+                    throw;
+                } catch (...) {
+                    t.error = std::current_exception();
+                }
+                t.exited = true;
+                return std::move(t.sched);
+            });
+        }
+        g_cur = &t;
+        t.fib = std::move(t.fib).resume();
+        g_cur = nullptr;
+        if (t.error) rethrow_from(t);
+    }
+
+    [[noreturn]] void rethrow_from(Thread& t) {
+        std::exception_ptr e = t.error;
+        t.error = nullptr;
+        try {
+            std::rethrow_exception(e);
+        } catch (const SimError&) {
+            throw;
+        } catch (const std::exception& ex) {
+            std::ostringstream s;
+            s << "the kernel threw an exception in " << where(t) << ": " << ex.what();
+            throw SimError(ErrorKind::kernel_exception, s.str());
+        } catch (...) {
+            throw SimError(ErrorKind::kernel_exception, "the kernel threw a non-standard exception in " + where(t));
+        }
+    }
+
+    void step(Warp& w) {
+        for (uint32_t m = w.live; m; m &= m - 1) {
+            Thread& t = *w.lanes[std::countr_zero(m)];
+            if (!t.pending) resume(t);
+            if (t.exited) w.live &= ~(1u << t.lane);
+        }
+        if (!w.live) {
+            w.state = WarpState::done;
+            return;
+        }
+        // Group the parked lanes by call site.
+        uint32_t group_mask[32];
+        int group_lane[32];
+        int groups = 0;
+        for (uint32_t m = w.live; m; m &= m - 1) {
+            int l = std::countr_zero(m);
+            SiteKey k = site_of(*w.lanes[l]);
+            int g = 0;
+            while (g < groups && !(site_of(*w.lanes[group_lane[g]]) == k)) ++g;
+            if (g == groups) { group_lane[g] = l; group_mask[g] = 0; ++groups; }
+            group_mask[g] |= 1u << l;
+        }
+        // Converged lanes run together. Divergent groups run one at a time, the
+        // earliest kernel line first (a stand-in for the lowest PC) so lanes that
+        // took a branch catch up with the rest; a warp-synchronous instruction
+        // waits until every lane it names is there.
+        int order[32];
+        for (int g = 0; g < groups; ++g) order[g] = g;
+        std::sort(order, order + groups, [&](int a, int c) {
+            const Thread& x = *w.lanes[group_lane[a]];
+            const Thread& y = *w.lanes[group_lane[c]];
+            if (x.kline != y.kline) return x.kline < y.kline;
+            if (x.pending->line != y.pending->line) return x.pending->line < y.pending->line;
+            return group_lane[a] < group_lane[c];
+        });
+        for (int i = 0; i < groups; ++i) {
+            int g = order[i];
+            const LaneOp& op = *w.lanes[group_lane[g]]->pending;
+            if (is_warp_sync(op.op)) {
+                uint32_t need = required_lanes(w, op);
+                if (op.op == Op::shfl || op.op == Op::syncwarp) {
+                    if (need & ~w.live) report_divergence(w, groups, group_mask, group_lane, &op);
+                }
+                if ((need & group_mask[g]) != need) continue;
+                Executor(b_, w, need == w.live ? group_mask[g] : (group_mask[g] & need)).run();
+                return;
+            }
+            Executor(b_, w, group_mask[g]).run();
+            return;
+        }
+        report_divergence(w, groups, group_mask, group_lane, nullptr);
+    }
+
+    [[noreturn]] void report_divergence(Warp& w, int groups, const uint32_t* mask, const int* lane, const LaneOp* exited_op) {
+        std::ostringstream s;
+        const Thread& t0 = *w.lanes[lane[0]];
+        s << line_of(t0.kfile, t0.kline) << ": error: warp " << w.id << " of block (" << t0.ids.block.x << ","
+          << t0.ids.block.y << "," << t0.ids.block.z << ") is split across warp-synchronous instructions:";
+        for (int g = 0; g < groups; ++g) {
+            const Thread& t = *w.lanes[lane[g]];
+            s << "\n  lanes " << hex(mask[g]) << " at " << op_name(t.pending->op) << " (" << line_of(t.kfile, t.kline) << ")";
+        }
+        if (exited_op) s << "\n  and the member mask names lanes that have exited";
+        s << "\n  fix: every lane must reach the same mma/ldmatrix/shfl/bar instruction together (move it out of the divergent branch)";
+        throw SimError(ErrorKind::divergence, s.str(), t0.kfile, t0.kline);
+    }
+
+    [[noreturn]] void report_deadlock() {
+        std::ostringstream s;
+        const Thread& any = b_.threads.front();
+        s << "error: deadlock in kernel " << b_.kernel << ", block (" << any.ids.block.x << "," << any.ids.block.y << ","
+          << any.ids.block.z << "): every warp is waiting and none can proceed:";
+        const char* file = "";
+        int line = 0;
+        for (const Warp& w : b_.warps) {
+            s << "\n  warp " << w.id << ": ";
+            switch (w.state) {
+            case WarpState::at_barrier: {
+                const BarrierState& bar = b_.bars[w.wait_bar];
+                s << "waits at bar.sync " << w.wait_bar << " (" << line_of(w.wait_file, w.wait_line) << "), "
+                  << bar.arrived << " of " << bar.expected << " threads arrived";
+                if (!line) { file = w.wait_file; line = w.wait_line; }
+                break;
+            }
+            case WarpState::at_mbarrier: {
+                auto it = b_.mbars.find(w.wait_addr);
+                s << "waits on mbarrier " << hex(w.wait_addr) << " phase parity " << w.wait_parity << " ("
+                  << line_of(w.wait_file, w.wait_line) << ")";
+                if (it != b_.mbars.end())
+                    s << ", " << (it->second.expected - it->second.pending) << " of " << it->second.expected << " arrivals";
+                if (!line) { file = w.wait_file; line = w.wait_line; }
+                break;
+            }
+            case WarpState::done: s << "has exited without reaching the barrier"; break;
+            case WarpState::runnable: s << "runnable"; break;
+            }
+        }
+        s << "\n  fix: make every warp that a barrier counts reach it (no bar.sync inside a branch some warps skip), "
+             "and make the arrival count match the arrivals";
+        throw SimError(ErrorKind::deadlock, s.str(), file, line);
+    }
+};
+
+// ---------------------------------------------------------------- launch
+
+const CostModel& cost_model(const std::string& name) {
+    static std::mutex mu;
+    static std::map<std::string, std::unique_ptr<CostModel>> cache;
+    std::lock_guard lk(mu);
+    auto& slot = cache[name];
+    if (!slot) slot = std::make_unique<CostModel>(CostModel::load(name));
+    return *slot;
+}
+
+struct AlignedBuffer {
+    char* p = nullptr;
+    size_t n = 0;
+    void ensure(size_t bytes) {
+        if (bytes <= n) return;
+        std::free(p);
+        n = (bytes + 1023) / 1024 * 1024;
+        p = static_cast<char*>(std::aligned_alloc(1024, n));
+    }
+    ~AlignedBuffer() { std::free(p); }
+};
+
+void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block_dim, size_t smem_bytes,
+               const std::function<void()>& body, const CostModel& cost, StackPool& stacks, AlignedBuffer& smem,
+               BlockResult& out) {
+    out.ran = true;
+    Block b;
+    b.cost = &cost;
+    b.out = &out;
+    b.kernel = kernel;
+    b.smem_bytes = smem_bytes;
+    smem.ensure(std::max<size_t>(smem_bytes, 16));
+    b.smem = smem.p;
+    // Uninitialised shared memory holds garbage on the GPU; all-ones bytes read
+    // as NaN, so a kernel that reads before writing fails its check visibly.
+    std::memset(b.smem, 0xff, smem_bytes);
+    Dim3 bi{linear % grid.x, (linear / grid.x) % grid.y, linear / (grid.x * grid.y)};
+    out.trace.block = bi;
+    const unsigned nthreads = block_dim.x * block_dim.y * block_dim.z;
+    const unsigned nwarps = (nthreads + 31) / 32;
+    b.threads.resize(nthreads);
+    b.warps.resize(nwarps);
+    for (unsigned w = 0; w < nwarps; ++w) { b.warps[w].id = int(w); b.warps[w].block = &b; }
+    for (unsigned i = 0; i < nthreads; ++i) {
+        Thread& t = b.threads[i];
+        t.ids.thread = dim3(i % block_dim.x, (i / block_dim.x) % block_dim.y, i / (block_dim.x * block_dim.y));
+        t.ids.block = dim3(bi.x, bi.y, bi.z);
+        t.ids.block_dim = dim3(block_dim.x, block_dim.y, block_dim.z);
+        t.ids.grid_dim = dim3(grid.x, grid.y, grid.z);
+        Warp& w = b.warps[i / 32];
+        t.warp = &w;
+        t.lane = int(i % 32);
+        w.lanes[t.lane] = &t;
+        w.exists |= 1u << t.lane;
+        w.live |= 1u << t.lane;
+    }
+    BlockRunner runner(b, stacks, body);
+    try {
+        runner.run();
+    } catch (...) {
+        runner.unwind();
+        throw;
+    }
+    out.trace.warp_peak_regs.resize(nwarps);
+    for (const Thread& t : b.threads) {
+        uint16_t& peak = out.trace.warp_peak_regs[t.warp->id];
+        peak = std::max<uint16_t>(peak, uint16_t(t.peak_regs));
+        if (t.peak_regs > out.peak_regs) {
+            out.peak_regs = t.peak_regs;
+            out.peak_loc = out.locs(t.peak_file, t.peak_line);
+        }
+    }
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- kernel-facing API
+
+void issue(LaneOp& op) {
+    Thread* t = g_cur;
+    if (!t) throw SimError(ErrorKind::usage, std::string("instruction ") + op_name(op.op) + " called outside a simulated kernel (" +
+                                                 line_of(op.file, op.line) + "); launch the kernel with tk::launch");
+    t->pending = &op;
+    if (t->op_depth > 0) { t->kfile = t->op_file; t->kline = t->op_line; }
+    else { t->kfile = op.file; t->kline = op.line; }
+    t->sched = std::move(t->sched).resume();
+}
+
+const ThreadIds& current_ids() {
+    if (!g_cur) throw SimError(ErrorKind::usage, "threadIdx/blockIdx/blockDim/gridDim read outside a simulated kernel");
+    return g_cur->ids;
+}
+
+bool in_kernel() { return g_cur != nullptr; }
+
+char* dynamic_smem() {
+    if (!g_cur) throw SimError(ErrorKind::usage, "dynamic shared memory requested outside a simulated kernel");
+    return g_cur->warp->block->smem;
+}
+
+uint32_t smem_addr(const void* p, const char* file, int line) {
+    Thread* t = g_cur;
+    if (!t) throw SimError(ErrorKind::usage, "shared address taken outside a simulated kernel");
+    const Block& b = *t->warp->block;
+    const char* c = static_cast<const char*>(p);
+    if (c < b.smem || c > b.smem + b.smem_bytes) {
+        t->kfile = t->op_depth > 0 ? t->op_file : file;
+        t->kline = t->op_depth > 0 ? t->op_line : line;
+        fault(*t, "a shared-memory instruction was given a pointer that is not into the block's shared memory",
+              "take shared tiles and vectors from tk::shared_allocator; global data goes through global-memory ops");
+    }
+    return uint32_t(c - b.smem);
+}
+
+void reg_alloc(int regs, const char* file, int line) {
+    Thread* t = g_cur;
+    if (!t) return;
+    t->regs += regs;
+    if (t->regs > t->peak_regs) { t->peak_regs = t->regs; t->peak_file = file; t->peak_line = line; }
+}
+void reg_free(int regs) {
+    if (Thread* t = g_cur) t->regs -= regs;
+}
+
+op_scope::op_scope(const char* name, const char* file, int line) {
+    Thread* t = g_cur;
+    if (!t) return;
+    if (t->op_depth++ == 0) { t->op_name = name; t->op_file = file; t->op_line = line; ++t->op_seq; }
+}
+op_scope::~op_scope() {
+    if (Thread* t = g_cur) --t->op_depth;
+}
+
+// ---------------------------------------------------------------- launch
+
+namespace {
+RunResult g_last;
+
+int host_threads() {
+    int n = options().host_threads;
+    if (n <= 0) {
+        const char* env = std::getenv("TKLAB_SIM_THREADS");
+        n = env ? std::atoi(env) : 1;
+    }
+    return std::max(1, n);
+}
+
+// Folds per-block ids into run-wide ones (in block order: deterministic) and totals the statistics.
+void merge(RunResult& r, std::vector<BlockResult>& blocks, const CostModel& cost, unsigned threads_per_block) {
+    std::map<std::pair<std::string, int>, uint32_t> loc_ids;
+    std::map<std::string, uint16_t> name_ids;
+    r.locations = {Location{}};
+    r.op_names = {std::string{}};
+    Stats& st = r.stats;
+    for (BlockResult& br : blocks) {
+        if (!br.ran) continue;
+        std::vector<uint32_t> loc_map(br.locs.list.size()), name_map(br.names.list.size());
+        for (size_t i = 1; i < br.locs.list.size(); ++i) {
+            auto key = std::make_pair(std::string(br.locs.list[i].first), br.locs.list[i].second);
+            auto [it, fresh] = loc_ids.try_emplace(key, uint32_t(r.locations.size()));
+            if (fresh) r.locations.push_back({key.first, key.second});
+            loc_map[i] = it->second;
+        }
+        for (size_t i = 1; i < br.names.list.size(); ++i) {
+            auto [it, fresh] = name_ids.try_emplace(br.names.list[i].first, uint16_t(r.op_names.size()));
+            if (fresh) r.op_names.push_back(br.names.list[i].first);
+            name_map[i] = it->second;
+        }
+        BlockTrace& bt = br.trace;
+        for (Event& e : bt.events) {
+            e.loc = loc_map[e.loc];
+            e.op_name = uint16_t(name_map[e.op_name]);
+            st.warp_instructions++;
+            st.by_op[size_t(e.op)]++;
+            st.stall_cycles[size_t(e.stall)] += e.stall_cycles;
+        }
+        for (BarrierRecord& b : bt.barriers) {
+            b.loc = loc_map[b.loc];
+            st.barrier_wait_cycles += b.release - b.arrive;
+        }
+        for (const SmemRecord& s : bt.smem) {
+            SmemTotals* tot = nullptr;
+            switch (bt.events[s.event].op) {
+            case Op::ld_shared: tot = &st.ld_shared; break;
+            case Op::st_shared: tot = &st.st_shared; break;
+            case Op::ldmatrix: tot = &st.ldmatrix; break;
+            case Op::stmatrix: tot = &st.stmatrix; break;
+            default: continue;
+            }
+            tot->instructions++;
+            tot->wavefronts += s.banks.wavefronts;
+            tot->ideal += s.banks.ideal;
+            tot->max_way = std::max<int>(tot->max_way, s.banks.max_way);
+        }
+        if (br.peak_regs > st.peak_regs) { st.peak_regs = br.peak_regs; st.peak_regs_loc = loc_map[br.peak_loc]; }
+        st.max_block_cycles = std::max(st.max_block_cycles, bt.cycles);
+        st.sum_block_cycles += bt.cycles;
+    }
+    // Occupancy from threads, registers (rounded to the allocation unit of 8) and shared memory.
+    const int regs = (cost.base_registers_per_thread + st.peak_regs + 7) / 8 * 8;
+    int per_sm = std::min(cost.max_blocks_per_sm, cost.max_threads_per_sm / int(std::max(1u, threads_per_block)));
+    per_sm = std::min(per_sm, cost.registers_per_sm / std::max(1, regs * int(threads_per_block)));
+    if (r.smem_bytes) per_sm = std::min<int>(per_sm, int(cost.shared_bytes_per_sm / r.smem_bytes));
+    st.blocks_per_sm = std::max(per_sm, 0);
+    if (st.blocks_per_sm > 0) {
+        const uint64_t slots = uint64_t(st.blocks_per_sm) * cost.sms;
+        const uint64_t waves = (blocks.size() + slots - 1) / slots;
+        st.est_kernel_cycles = waves * st.max_block_cycles;
+    }
+}
+} // namespace
+
+const RunResult& last_run() { return g_last; }
+
+const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t smem_bytes, const std::function<void()>& body) {
+    if (g_cur) throw SimError(ErrorKind::usage, "kernel " + kernel + " launched from inside a simulated kernel; launch from host code");
+    const unsigned nthreads = block.x * block.y * block.z;
+    const uint64_t nblocks = uint64_t(grid.x) * grid.y * grid.z;
+    if (nthreads == 0 || nthreads > 1024 || nblocks == 0)
+        throw SimError(ErrorKind::usage, "kernel " + kernel + ": launch shape has " + std::to_string(nthreads) +
+                                             " threads per block and " + std::to_string(nblocks) +
+                                             " blocks; a block holds 1..1024 threads and the grid at least one block");
+    const CostModel& cost = cost_model(options().arch);
+    const size_t max_smem = 227 * 1024;
+    if (smem_bytes > max_smem)
+        throw SimError(ErrorKind::usage, "kernel " + kernel + " asks for " + std::to_string(smem_bytes) +
+                                             " bytes of dynamic shared memory; a block can have at most " + std::to_string(max_smem));
+
+    auto t_start = std::chrono::steady_clock::now();
+    std::vector<BlockResult> results(nblocks);
+    std::atomic<uint64_t> next{0};
+    std::atomic<uint64_t> first_error{UINT64_MAX};
+    auto worker = [&] {
+        StackPool stacks(options().stack_bytes);
+        AlignedBuffer smem;
+        for (;;) {
+            uint64_t i = next.fetch_add(1);
+            // Blocks after a failed one are skipped; earlier ones still run, so the
+            // error reported is always the lowest-numbered failing block's.
+            if (i >= nblocks || i > first_error.load()) break;
+            try {
+                run_block(kernel, uint32_t(i), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, stacks, smem, results[i]);
+            } catch (...) {
+                results[i].error = std::current_exception();
+                uint64_t cur = first_error.load();
+                while (i < cur && !first_error.compare_exchange_weak(cur, i)) {}
+            }
+        }
+    };
+    const int nt = int(std::min<uint64_t>(uint64_t(host_threads()), nblocks));
+    if (nt <= 1) worker();
+    else {
+        std::vector<std::thread> pool;
+        for (int i = 0; i < nt; ++i) pool.emplace_back(worker);
+        for (auto& th : pool) th.join();
+    }
+
+    g_last = RunResult{};
+    g_last.kernel = kernel;
+    g_last.grid = grid;
+    g_last.block = block;
+    g_last.smem_bytes = smem_bytes;
+    g_last.arch = cost.name;
+    // On failure keep the blocks up to and including the failing one: what
+    // happened before the failure stays inspectable.
+    const uint64_t err = first_error.load();
+    if (err != UINT64_MAX)
+        for (uint64_t i = err + 1; i < nblocks; ++i) results[i].ran = false;
+    merge(g_last, results, cost, nthreads);
+    for (uint64_t i = 0; i < nblocks; ++i)
+        if (results[i].ran) g_last.blocks.push_back(std::move(results[i].trace));
+    g_last.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    if (err != UINT64_MAX) std::rethrow_exception(results[err].error);
+    return g_last;
+}
+
+} // namespace tklab::sim
+
+namespace tklab::sim {
+
+size_t dynamic_smem_bytes() {
+    if (!g_cur) throw SimError(ErrorKind::usage, "dynamic shared memory size asked outside a simulated kernel");
+    return g_cur->warp->block->smem_bytes;
+}
+
+void check_failed(const char* file, int line, const char* what, const char* fix) {
+    Thread* t = g_cur;
+    if (!t) throw SimError(ErrorKind::usage, line_of(file, line) + ": error: " + what + ".\n  fix: " + fix, file, line);
+    t->kfile = t->op_depth > 0 ? t->op_file : file;
+    t->kline = t->op_depth > 0 ? t->op_line : line;
+    fault(*t, what, fix);
+}
+
+} // namespace tklab::sim

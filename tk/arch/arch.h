@@ -1,0 +1,10 @@
+// The instruction layer: one small function per hardware instruction.
+#pragma once
+#include "tk/arch/shared_memory.h"
+#include "tk/arch/ldmatrix.h"
+#include "tk/arch/mma.h"
+#include "tk/arch/shuffle.h"
+#include "tk/arch/barrier.h"
+#include "tk/arch/async_copy.h"
+#include "tk/arch/mbarrier.h"
+#include "tk/arch/global_memory.h"

@@ -1,0 +1,59 @@
+// ld.global / st.global of 32, 64 and 128 bits per lane.
+#pragma once
+#include "tk/common/base.h"
+
+namespace tk::arch {
+
+template <int Words>
+TK_DEVICE void ld_global(uint32_t (&r)[Words], const void* p, TK_LOC) {
+    static_assert(Words == 1 || Words == 2 || Words == 4, "ld.global moves 1, 2 or 4 32-bit words per lane");
+#if defined(TK_GPU)
+    if constexpr (Words == 1) asm volatile("ld.global.b32 %0, [%1];" : "=r"(r[0]) : "l"(p));
+    else if constexpr (Words == 2) asm volatile("ld.global.v2.b32 {%0, %1}, [%2];" : "=r"(r[0]), "=r"(r[1]) : "l"(p));
+    else asm volatile("ld.global.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "l"(p));
+#else
+    tklab::sim::LaneOp op{tklab::sim::Op::ld_global};
+    op.width = Words * 4; op.gptr = p; op.file = loc.file; op.line = loc.line;
+    tklab::sim::issue(op);
+    for (int i = 0; i < Words; ++i) r[i] = op.data[i];
+#endif
+}
+
+template <int Words>
+TK_DEVICE void st_global(void* p, const uint32_t (&v)[Words], TK_LOC) {
+    static_assert(Words == 1 || Words == 2 || Words == 4, "st.global moves 1, 2 or 4 32-bit words per lane");
+#if defined(TK_GPU)
+    if constexpr (Words == 1) asm volatile("st.global.b32 [%0], %1;" ::"l"(p), "r"(v[0]) : "memory");
+    else if constexpr (Words == 2) asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(v[0]), "r"(v[1]) : "memory");
+    else asm volatile("st.global.v4.b32 [%0], {%1, %2, %3, %4};" ::"l"(p), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]) : "memory");
+#else
+    tklab::sim::LaneOp op{tklab::sim::Op::st_global};
+    op.width = Words * 4; op.gptr = p; op.file = loc.file; op.line = loc.line;
+    for (int i = 0; i < Words; ++i) op.data[i] = v[i];
+    tklab::sim::issue(op);
+#endif
+}
+
+TK_DEVICE uint16_t ld_global_b16(const void* p, TK_LOC) {
+#if defined(TK_GPU)
+    uint16_t r;
+    asm volatile("ld.global.b16 %0, [%1];" : "=h"(r) : "l"(p));
+    return r;
+#else
+    tklab::sim::LaneOp op{tklab::sim::Op::ld_global};
+    op.width = 2; op.gptr = p; op.file = loc.file; op.line = loc.line;
+    tklab::sim::issue(op);
+    return uint16_t(op.data[0]);
+#endif
+}
+TK_DEVICE void st_global_b16(void* p, uint16_t v, TK_LOC) {
+#if defined(TK_GPU)
+    asm volatile("st.global.b16 [%0], %1;" ::"l"(p), "h"(v) : "memory");
+#else
+    tklab::sim::LaneOp op{tklab::sim::Op::st_global};
+    op.width = 2; op.gptr = p; op.data[0] = v; op.file = loc.file; op.line = loc.line;
+    tklab::sim::issue(op);
+#endif
+}
+
+} // namespace tk::arch

@@ -1,0 +1,56 @@
+// mbarrier as available on sm_80: init, arrive, and waiting on a phase's parity.
+// The barrier is an 8-byte object in shared memory, addressed by its shared address.
+#pragma once
+#include "tk/common/base.h"
+
+namespace tk::arch {
+
+TK_DEVICE void mbarrier_init(uint32_t bar, uint32_t count, TK_LOC) {
+#if defined(TK_GPU)
+    asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
+#else
+    tklab::sim::LaneOp op{tklab::sim::Op::mbar_init};
+    op.addr = bar; op.arg = count; op.file = loc.file; op.line = loc.line;
+    tklab::sim::issue(op);
+#endif
+}
+
+TK_DEVICE void mbarrier_arrive(uint32_t bar, TK_LOC) {
+#if defined(TK_GPU)
+    asm volatile("{ .reg .b64 st; mbarrier.arrive.shared.b64 st, [%0]; }" ::"r"(bar) : "memory");
+#else
+    tklab::sim::LaneOp op{tklab::sim::Op::mbar_arrive};
+    op.addr = bar; op.file = loc.file; op.line = loc.line;
+    tklab::sim::issue(op);
+#endif
+}
+
+// True when the phase with this parity has completed; never blocks.
+TK_DEVICE bool mbarrier_test_wait(uint32_t bar, uint32_t parity, TK_LOC) {
+#if defined(TK_GPU)
+    uint32_t done;
+    asm volatile("{ .reg .pred p; mbarrier.test_wait.parity.shared.b64 p, [%1], %2; selp.u32 %0, 1, 0, p; }"
+                 : "=r"(done) : "r"(bar), "r"(parity) : "memory");
+    return done != 0;
+#else
+    tklab::sim::LaneOp op{tklab::sim::Op::mbar_test_wait};
+    op.addr = bar; op.arg = parity; op.file = loc.file; op.line = loc.line;
+    tklab::sim::issue(op);
+    return op.data[0] != 0;
+#endif
+}
+
+// Blocks until the phase with this parity has completed. The simulator parks
+// the warp instead of spinning, so a phase that never completes is a deadlock
+// it can report rather than a hang.
+TK_DEVICE void mbarrier_wait(uint32_t bar, uint32_t parity, TK_LOC) {
+#if defined(TK_GPU)
+    while (!mbarrier_test_wait(bar, parity, loc)) {}
+#else
+    tklab::sim::LaneOp op{tklab::sim::Op::mbar_wait};
+    op.addr = bar; op.arg = parity; op.file = loc.file; op.line = loc.line;
+    tklab::sim::issue(op);
+#endif
+}
+
+} // namespace tk::arch

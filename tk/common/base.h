@@ -1,0 +1,54 @@
+// Build mode, qualifiers and source locations shared by every tk header.
+//
+// The same kernel source compiles two ways:
+//   nvcc       -> TK_GPU: instruction-layer functions are inline PTX.
+//   g++/clang  -> TK_SIM: instruction-layer functions call into sim/, which
+//                 executes each instruction for the whole warp and records it.
+#pragma once
+#include <cstdint>
+#include <cstddef>
+#include <type_traits>
+
+#if defined(__CUDACC__)
+#define TK_GPU 1
+#define TK_DEVICE __device__ __forceinline__
+#ifndef TK_HOST_DEVICE
+#define TK_HOST_DEVICE __host__ __device__ __forceinline__
+#endif
+#else
+#define TK_SIM 1
+#define TK_DEVICE inline
+#ifndef TK_HOST_DEVICE
+#define TK_HOST_DEVICE inline
+#endif
+#include "sim/cuda_shim.h"
+#endif
+
+namespace tk {
+
+// Where a tile op or instruction was called from. Every public op takes one as
+// its last, defaulted parameter so the simulator can name the kernel's line.
+// On the GPU it is empty and costs nothing.
+#if defined(TK_SIM)
+struct src_loc {
+    const char* file = "";
+    int line = 0;
+    static constexpr src_loc current(const char* f = __builtin_FILE(), int l = __builtin_LINE()) { return {f, l}; }
+};
+#else
+struct src_loc {
+    TK_HOST_DEVICE static constexpr src_loc current() { return {}; }
+};
+#endif
+#define TK_LOC ::tk::src_loc loc = ::tk::src_loc::current()
+
+} // namespace tk
+
+#if defined(TK_SIM)
+#include "sim/api.h"
+// Marks the body of a public tile op: instructions issued inside it are
+// attributed to the kernel line that called the op (the outermost op wins).
+#define TK_OP(name) ::tklab::sim::op_scope tk_op_scope_(name, loc.file, loc.line)
+#else
+#define TK_OP(name) ((void)0)
+#endif

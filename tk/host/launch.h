@@ -1,0 +1,28 @@
+// Launching a kernel: the same call runs it on the GPU or in the simulator,
+// and returns when it has finished.
+//   TK_LAUNCH(my_kernel, grid, block, shared_bytes, args...);
+#pragma once
+#include <string>
+#include <utility>
+#include "tk/common/base.h"
+#include "tk/host/device_buffer.h"
+
+namespace tk {
+
+template <typename... KArgs, typename... Args>
+void launch(const char* name, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t shared_bytes, Args&&... args) {
+#if defined(TK_GPU)
+    if (shared_bytes > 48 * 1024)
+        cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)), name);
+    kernel<<<grid, block, shared_bytes>>>(std::forward<Args>(args)...);
+    cuda_check(cudaGetLastError(), name);
+    cuda_check(cudaDeviceSynchronize(), name);
+#else
+    tklab::sim::launch(name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared_bytes,
+                       [&] { kernel(args...); });
+#endif
+}
+
+} // namespace tk
+
+#define TK_LAUNCH(kernel, grid, block, shared_bytes, ...) ::tk::launch(#kernel, kernel, grid, block, shared_bytes, __VA_ARGS__)

@@ -1,0 +1,17 @@
+// tklab's tile library: include this in a kernel file.
+#pragma once
+#include "tk/common/base.h"
+#include "tk/common/dtypes.h"
+#include "tk/common/check.h"
+#include "tk/common/indices.h"
+#include "tk/arch/arch.h"
+#include "tk/types/register/rv.h"
+#include "tk/types/register/rt.h"
+#include "tk/types/shared/st.h"
+#include "tk/types/shared/allocator.h"
+#include "tk/types/global/gl.h"
+#include "tk/ops/warp/memory/shared_to_register.h"
+#include "tk/ops/warp/memory/global_to_register.h"
+#include "tk/ops/warp/register/mma.h"
+#include "tk/ops/group/group.h"
+#include "tk/host/launch.h"
