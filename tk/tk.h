@@ -14,4 +14,5 @@
 #include "tk/ops/warp/memory/global_to_register.h"
 #include "tk/ops/warp/register/mma.h"
 #include "tk/ops/group/group.h"
+#include "tk/ops/sync/semaphore.h"
 #include "tk/host/launch.h"

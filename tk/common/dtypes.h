@@ -13,6 +13,11 @@
 //   * bf16/half -> float: exact.  bf16 NaNs keep their payload (a 16-bit shift,
 //     as on the GPU); half NaNs become the canonical float NaN 0x7FFFFFFF,
 //     as CUDA does.
+//   * double -> bf16/half rounds directly (no double rounding through float);
+//     integers likewise.  A NaN double gives 0x7FFF as CUDA's host code does
+//     (sm_90's cvt.rn.{bf16,f16}.f64 keep the NaN's sign and payload instead).
+//   * Unary minus flips the sign bit; a NaN operand gives 0x7FFF (as measured
+//     on the GPU, and as CUDA's host __hneg does).
 //   * + - * / compute in float and round once.  Since float has at least
 //     2p+2 significand bits for both formats, this equals the correctly rounded
 //     result, i.e. what the sm_80 bf16/f16 instructions return.
@@ -184,8 +189,9 @@ struct fp16_ops {
     friend D& operator*=(D& a, D b) noexcept { return a = a * b; }
     friend D& operator/=(D& a, D b) noexcept { return a = a / b; }
     friend D operator+(D a) noexcept { return a; }
-    friend D operator-(D a) noexcept {  // sign flip, NaN included (as __hneg)
-        return D::from_bits(static_cast<std::uint16_t>(a.bits ^ 0x8000u));
+    friend D operator-(D a) noexcept {  // sign flip; a NaN becomes 0x7FFF, as the GPU's neg does
+        const float f = static_cast<float>(a);
+        return D::from_bits(f != f ? std::uint16_t{0x7FFF} : static_cast<std::uint16_t>(a.bits ^ 0x8000u));
     }
     friend D& operator++(D& a) noexcept { return a = a + D(1.0f); }
     friend D& operator--(D& a) noexcept { return a = a - D(1.0f); }

@@ -49,9 +49,31 @@ struct st {
             return lin ^ (((lin >> 7) & mask) << 4);
         }
     }
+    TK_HOST_DEVICE T* base() { return data; }
+    TK_HOST_DEVICE const T* base() const { return data; }
     TK_HOST_DEVICE T& at(int r, int c) { return *reinterpret_cast<T*>(reinterpret_cast<char*>(data) + offset(r, c)); }
     TK_HOST_DEVICE const T& at(int r, int c) const { return *reinterpret_cast<const T*>(reinterpret_cast<const char*>(data) + offset(r, c)); }
 };
+
+// An R x C window of a shared tile, starting at row row0 and column col0 of
+// the parent; it keeps the parent's swizzle (offsets go through the parent).
+template <typename ST, int R, int C>
+struct st_subtile {
+    static_assert(R > 0 && R % 16 == 0 && C > 0 && C % 16 == 0, "tk::subtile: the window must be a multiple of 16 in both dimensions");
+    static_assert(R <= ST::rows && C <= ST::cols, "tk::subtile: the window is larger than the tile");
+    using dtype = typename ST::dtype;
+    static constexpr int rows = R, cols = C, height = R / 16, width = C / 16;
+    ST* parent;
+    int row0, col0;
+    TK_HOST_DEVICE uint32_t offset(int r, int c) const { return ST::offset(row0 + r, col0 + c); }
+    TK_HOST_DEVICE dtype* base() const { return parent->data; }
+};
+
+// The (row_tile, col_tile)-th R x C window of a shared tile.
+template <int R, int C, typename ST>
+TK_HOST_DEVICE st_subtile<ST, R, C> subtile(ST& tile, int row_tile, int col_tile) {
+    return {&tile, row_tile * R, col_tile * C};
+}
 
 template <int R, int C, int S = swizzle::automatic> using st_fl = st<float, R, C, S>;
 template <int R, int C, int S = swizzle::automatic> using st_bf = st<bf16, R, C, S>;
@@ -60,6 +82,10 @@ template <int R, int C, int S = swizzle::automatic> using st_hf = st<half, R, C,
 template <typename X> struct is_st : std::false_type {};
 template <typename T, int R, int C, int S> struct is_st<st<T, R, C, S>> : std::true_type {};
 template <typename X> inline constexpr bool is_st_v = is_st<std::remove_cvref_t<X>>::value;
+template <typename X> struct is_st_subtile : std::false_type {};
+template <typename ST, int R, int C> struct is_st_subtile<st_subtile<ST, R, C>> : std::true_type {};
+// Shared tiles and windows of them: what register loads and stores accept.
+template <typename X> inline constexpr bool is_shared_tile_v = is_st_v<X> || is_st_subtile<std::remove_cvref_t<X>>::value;
 
 // Shared vectors: N contiguous elements.
 template <typename T, int N>

@@ -12,54 +12,54 @@ namespace tk {
 
 template <typename RT, typename ST>
 TK_DEVICE void load(RT& dst, const ST& src, TK_LOC) {
-    static_assert(is_rt_v<RT> && is_st_v<ST>, "tk::load(register tile, shared tile): wrong argument types");
+    static_assert(is_rt_v<RT> && is_shared_tile_v<ST>, "tk::load(register tile, shared tile): wrong argument types");
     static_assert(RT::rows == ST::rows && RT::cols == ST::cols, "tk::load: register and shared tiles must have the same shape");
     TK_OP("load");
     using T = typename RT::dtype;
     using M = typename ST::dtype;
     const int lane = laneid();
-    const uint32_t base = arch::smem_addr(&src.data[0], loc);
+    const uint32_t base = arch::smem_addr(src.base(), loc);
     for (int i = 0; i < RT::height; ++i)
         for (int j = 0; j < RT::width; ++j) {
             auto& t = dst.tiles[i][j];
             if constexpr (std::is_same_v<T, M> && sizeof(T) == 2) {
                 const int r = 16 * i + lane % 8 + 8 * ((lane / 8) % 2), c = 16 * j + 8 * (lane / 16);
                 uint32_t regs[4];
-                arch::ldmatrix<4, !RT::layout::is_row>(regs, base + ST::offset(r, c), loc);
+                arch::ldmatrix<4, !RT::layout::is_row>(regs, base + src.offset(r, c), loc);
                 for (int k = 0; k < 4; ++k) t.data[k] = unpack_bits<typename RT::T2>(regs[k]);
             } else if constexpr (RT::layout::is_row) {
                 for (int k = 0; k < 4; ++k) {
                     const int r = 16 * i + RT::base::row_of(lane, k, 0), c = 16 * j + RT::base::col_of(lane, k, 0);
-                    detail::ld_shared_pair<T, M>(t.data[k].x, t.data[k].y, base + ST::offset(r, c), loc);
+                    detail::ld_shared_pair<T, M>(t.data[k].x, t.data[k].y, base + src.offset(r, c), loc);
                 }
             } else {
                 for (int k = 0; k < 4; ++k) {
-                    t.data[k].x = detail::ld_shared_one<T, M>(base + ST::offset(16 * i + RT::base::row_of(lane, k, 0), 16 * j + RT::base::col_of(lane, k, 0)), loc);
-                    t.data[k].y = detail::ld_shared_one<T, M>(base + ST::offset(16 * i + RT::base::row_of(lane, k, 1), 16 * j + RT::base::col_of(lane, k, 1)), loc);
+                    t.data[k].x = detail::ld_shared_one<T, M>(base + src.offset(16 * i + RT::base::row_of(lane, k, 0), 16 * j + RT::base::col_of(lane, k, 0)), loc);
+                    t.data[k].y = detail::ld_shared_one<T, M>(base + src.offset(16 * i + RT::base::row_of(lane, k, 1), 16 * j + RT::base::col_of(lane, k, 1)), loc);
                 }
             }
         }
 }
 
 template <typename ST, typename RT>
-TK_DEVICE void store(ST& dst, const RT& src, TK_LOC) {
-    static_assert(is_rt_v<RT> && is_st_v<ST>, "tk::store(shared tile, register tile): wrong argument types");
+TK_DEVICE void store(const ST& dst, const RT& src, TK_LOC) {
+    static_assert(is_rt_v<RT> && is_shared_tile_v<ST>, "tk::store(shared tile, register tile): wrong argument types");
     static_assert(RT::rows == ST::rows && RT::cols == ST::cols, "tk::store: register and shared tiles must have the same shape");
     TK_OP("store");
     using T = typename RT::dtype;
     using M = typename ST::dtype;
     const int lane = laneid();
-    const uint32_t base = arch::smem_addr(&dst.data[0], loc);
+    const uint32_t base = arch::smem_addr(dst.base(), loc);
     for (int i = 0; i < RT::height; ++i)
         for (int j = 0; j < RT::width; ++j) {
             const auto& t = src.tiles[i][j];
             for (int k = 0; k < 4; ++k) {
                 if constexpr (RT::layout::is_row) {
                     const int r = 16 * i + RT::base::row_of(lane, k, 0), c = 16 * j + RT::base::col_of(lane, k, 0);
-                    detail::st_shared_pair<M, T>(base + ST::offset(r, c), t.data[k].x, t.data[k].y, loc);
+                    detail::st_shared_pair<M, T>(base + dst.offset(r, c), t.data[k].x, t.data[k].y, loc);
                 } else {
-                    detail::st_shared_one<M, T>(base + ST::offset(16 * i + RT::base::row_of(lane, k, 0), 16 * j + RT::base::col_of(lane, k, 0)), t.data[k].x, loc);
-                    detail::st_shared_one<M, T>(base + ST::offset(16 * i + RT::base::row_of(lane, k, 1), 16 * j + RT::base::col_of(lane, k, 1)), t.data[k].y, loc);
+                    detail::st_shared_one<M, T>(base + dst.offset(16 * i + RT::base::row_of(lane, k, 0), 16 * j + RT::base::col_of(lane, k, 0)), t.data[k].x, loc);
+                    detail::st_shared_one<M, T>(base + dst.offset(16 * i + RT::base::row_of(lane, k, 1), 16 * j + RT::base::col_of(lane, k, 1)), t.data[k].y, loc);
                 }
             }
         }
