@@ -307,7 +307,6 @@ void check_global(const Thread& t, const void* p, uint32_t bytes, const char* wh
 
 // ---------------------------------------------------------------- the executor
 
-bool is_load(Op op) { return op == Op::ld_shared || op == Op::ldmatrix || op == Op::ld_global; }
 // Instructions that read registers a recent load may still be filling.
 bool consumes_loads(Op op) {
     return op == Op::mma || op == Op::st_shared || op == Op::stmatrix || op == Op::shfl || op == Op::st_global;
@@ -336,6 +335,21 @@ float bits16_to_float(uint16_t h, bool half) {
     float f;
     std::memcpy(&f, &u, 4);
     return f;
+}
+
+// D += A * B for one m16n8k16 tile. Products of 16-bit values are exact in
+// double; summing in double and rounding once stands in for the tensor core's
+// wide accumulator. The hottest loop of a GEMM simulation: on x86 the
+// compiler also builds an AVX2/FMA version, picked at run time.
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void mma_16x8x16(double (&D)[16][8], const double (&A)[16][16], const double (&B)[16][8]) {
+    for (int m = 0; m < 16; ++m)
+        for (int k = 0; k < 16; ++k) {
+            const double av = A[m][k];
+            for (int n = 0; n < 8; ++n) D[m][n] += av * B[k][n];
+        }
 }
 
 class Executor {
@@ -520,40 +534,45 @@ private:
 
     void mma() {
         const bool half = MmaType(op0_->flag) == MmaType::f16;
-        float A[16][16], B[16][8], C[16][8];
+        // Gather the warp's fragments (PTX ISA m16n8k16 layouts) into plain matrices.
+        double A[16][16], B[16][8], D[16][8];
         for (int l = 0; l < 32; ++l) {
             const LaneOp& o = lane_op(l);
             const uint32_t* a = static_cast<const uint32_t*>(o.in[0]);
             const uint32_t* bb = static_cast<const uint32_t*>(o.in[1]);
             const float* c = static_cast<const float*>(o.in[2]);
             const int gid = l / 4, tig = l % 4;
-            for (int i = 0; i < 8; ++i) {  // PTX ISA m16n8k16 A fragment
-                uint16_t h = uint16_t(a[i / 2] >> (16 * (i & 1)));
-                A[gid + 8 * ((i >> 1) & 1)][tig * 2 + (i & 1) + 8 * (i >> 2)] = bits16_to_float(h, half);
+            for (int r = 0; r < 4; ++r) {  // A register r: rows gid (+8 if r odd), cols 2*tig (+8 if r >= 2)
+                const int row = gid + 8 * (r & 1), col = 2 * tig + 8 * (r >> 1);
+                A[row][col] = to_double(uint16_t(a[r]), half);
+                A[row][col + 1] = to_double(uint16_t(a[r] >> 16), half);
             }
-            for (int i = 0; i < 4; ++i) {  // B fragment (K x N)
-                uint16_t h = uint16_t(bb[i / 2] >> (16 * (i & 1)));
-                B[tig * 2 + (i & 1) + 8 * (i >> 1)][gid] = bits16_to_float(h, half);
+            for (int r = 0; r < 2; ++r) {  // B register r: rows (k) 2*tig (+8 if r), col (n) gid
+                B[2 * tig + 8 * r][gid] = to_double(uint16_t(bb[r]), half);
+                B[2 * tig + 8 * r + 1][gid] = to_double(uint16_t(bb[r] >> 16), half);
             }
-            for (int i = 0; i < 4; ++i) C[gid + 8 * (i >> 1)][tig * 2 + (i & 1)] = c[i];
+            for (int i = 0; i < 4; ++i) D[gid + 8 * (i >> 1)][2 * tig + (i & 1)] = c[i];
         }
-        float D[16][8];
-        for (int m = 0; m < 16; ++m)
-            for (int n = 0; n < 8; ++n) {
-                // Products of 16-bit values are exact in double; round once, as the tensor core's wide accumulator does.
-                double s = C[m][n];
-                for (int k = 0; k < 16; ++k) s += double(A[m][k]) * double(B[k][n]);
-                D[m][n] = float(s);
-            }
+        mma_16x8x16(D, A, B);
         for (int l = 0; l < 32; ++l) {
             float* d = static_cast<float*>(lane_op(l).out);
             const int gid = l / 4, tig = l % 4;
-            for (int i = 0; i < 4; ++i) d[i] = D[gid + 8 * (i >> 1)][tig * 2 + (i & 1)];
+            for (int i = 0; i < 4; ++i) d[i] = float(D[gid + 8 * (i >> 1)][2 * tig + (i & 1)]);
         }
         uint64_t& pipe = b_.tensor_free[w_.id % 4];
         wait_until(pipe, Stall::math_pipe_throttle);
         pipe = t_ + cost_.mma_pipe_cycles;
         w_.clock = t_ + cost_.issue_cycles;
+    }
+
+    static double to_double(uint16_t h, bool half) {
+        if (!half) {
+            const uint32_t u = uint32_t(h) << 16;  // bf16 is the top half of a float
+            float f;
+            std::memcpy(&f, &u, 4);
+            return f;
+        }
+        return bits16_to_float(h, true);
     }
 
     void shfl() {

@@ -48,14 +48,14 @@ TK_DEVICE uint32_t shfl_down(uint32_t mask, uint32_t v, int delta, TK_LOC) {
 
 // Bit-preserving float <-> register moves for shuffling floats.
 TK_HOST_DEVICE uint32_t f2u(float f) {
-#if defined(TK_GPU)
+#if defined(__CUDA_ARCH__)
     return __float_as_uint(f);
 #else
     uint32_t u; std::memcpy(&u, &f, 4); return u;
 #endif
 }
 TK_HOST_DEVICE float u2f(uint32_t u) {
-#if defined(TK_GPU)
+#if defined(__CUDA_ARCH__)
     return __uint_as_float(u);
 #else
     float f; std::memcpy(&f, &u, 4); return f;

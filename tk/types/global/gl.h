@@ -10,7 +10,7 @@ struct gl {
     using dtype = T;
     T* raw = nullptr;
     int batch = 1, depth = 1, rows = 1, cols = 1;
-    TK_HOST_DEVICE gl() = default;
+    gl() = default;
     TK_HOST_DEVICE gl(T* p, int b, int d, int r, int c) : raw(p), batch(b), depth(d), rows(r), cols(c) {}
     TK_HOST_DEVICE size_t index(int b, int d, int r, int c) const {
         return ((size_t(b) * depth + d) * rows + r) * size_t(cols) + c;

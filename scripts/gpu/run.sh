@@ -1,0 +1,68 @@
+#!/usr/bin/env bash
+# On a machine with an NVIDIA GPU (H100/H200): builds the GPU targets, runs the
+# GPU tests and the demo GEMM benchmark, and prints a short table. The output
+# is meant to be committed (with the machine named) under results/.
+#   scripts/gpu/run.sh [OUTPUT_FILE]
+# Needs nvcc, cmake and ninja; Catch2 comes from .deps/ (scripts/gpu/fetch_deps.sh)
+# when the machine has no package registry.
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${1:-/tmp/tklab-gpu-results.txt}
+log=$(mktemp)
+prefix=()
+if ls .deps/*.deb >/dev/null 2>&1; then
+  mkdir -p .deps/root
+  for f in .deps/*.deb; do dpkg -x "$f" .deps/root; done
+  prefix=(-DCMAKE_PREFIX_PATH="$PWD/.deps/root/usr")
+fi
+gpu=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
+echo "==> configuring and building the GPU targets (sm_90a) on: ${gpu:-unknown GPU}"
+cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DTKLAB_CUDA=ON -DTKLAB_BUILD_SIM=OFF \
+      -DTKLAB_CUDA_ARCHS=90a "${prefix[@]}" >"$log" 2>&1 || { cat "$log"; exit 1; }
+cmake --build build-gpu -j "$(nproc)" >>"$log" 2>&1 || { tail -50 "$log"; exit 1; }
+
+echo "==> GPU tests"
+./build-gpu/tests/tklab_gpu_tests 2>&1 | tee -a "$log" | tail -3
+tests_rc=${PIPESTATUS[0]}
+tests_line=$(grep -E "All tests passed|test cases:" "$log" | tail -1)
+
+echo "==> demo GEMM"
+declare -A res
+for n in 256 4096 8192; do
+  ./build-gpu/kernels/gemm_gpu --size "$n" >"$log.g$n" 2>&1
+  res[$n]=$?
+  cat "$log.g$n"
+done
+torch_line=$(python3 - <<'PY' 2>/dev/null
+import torch
+for n in (4096, 8192):
+    a = torch.randn(n, n, device="cuda", dtype=torch.bfloat16); b = torch.randn(n, n, device="cuda", dtype=torch.bfloat16)
+    for _ in range(3): a @ b
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record()
+    for _ in range(20): a @ b
+    e.record(); torch.cuda.synchronize()
+    ms = s.elapsed_time(e) / 20
+    print(f"torch.matmul (cuBLAS) bf16 {n}^3: {ms:.4f} ms, {2*n**3/ms/1e9:.1f} TFLOP/s")
+PY
+)
+
+{
+  echo "tklab GPU run — $(date -u +%Y-%m-%d) — ${gpu:-unknown GPU} — nvcc $(nvcc --version | grep -o 'release [0-9.]*')"
+  echo
+  echo "GPU tests: ${tests_line:-no summary} (exit $tests_rc)"
+  echo
+  printf "%-8s %-11s %-10s %-12s %-10s\n" size variant check ms TFLOP/s
+  for n in 256 4096 8192; do
+    for v in unswizzled swizzled; do
+      blk=$(sed -n "/== $v ==/,/==/p" "$log.g$n")
+      err=$(echo "$blk" | grep -o 'reference: [0-9.e+-]*' | awk '{print $2}')
+      ms=$(echo "$blk" | grep -o '[0-9.]* ms per run' | awk '{print $1}')
+      tf=$(echo "$blk" | grep -o '[0-9.]* TFLOP/s' | awk '{print $1}')
+      printf "%-8s %-11s %-10s %-12s %-10s\n" "$n" "$v" "${err:-?}" "${ms:-?}" "${tf:-?}"
+    done
+  done
+  echo
+  echo "${torch_line:-torch not available}"
+} | tee "$out"
+[ "$tests_rc" -eq 0 ] && [ "${res[256]}" -eq 0 ] && [ "${res[4096]}" -eq 0 ] && [ "${res[8192]}" -eq 0 ]
