@@ -436,6 +436,7 @@ private:
         e.stall = pending_stall_;
         e.stall_cycles = pending_stall_cycles_;
         e.aux = op0_->width;
+        e.issue = e.done = t_;  // final values in finish_event(); these stay if the instruction faults
         trace().events.push_back(e);
         ev_ = int(trace().events.size() - 1);
     }
@@ -790,10 +791,15 @@ struct SiteKey {
 };
 SiteKey site_of(const Thread& t) { return {t.pending->op, t.pending->file, t.pending->line, t.kfile, t.kline}; }
 
-// Lanes a warp-synchronous instruction needs to be present.
+// Lanes a warp-synchronous instruction needs to be present: its member mask
+// for shfl/syncwarp, every lane of the warp for the .aligned matrix
+// instructions, and the lanes still running for a block barrier.
 uint32_t required_lanes(const Warp& w, const LaneOp& op) {
-    if (op.op == Op::shfl || op.op == Op::syncwarp) return op.mask & w.exists;
-    return w.live;
+    switch (op.op) {
+    case Op::shfl: case Op::syncwarp: return op.mask & w.exists;
+    case Op::mma: case Op::ldmatrix: case Op::stmatrix: return w.exists;
+    default: return w.live;
+    }
 }
 
 class BlockRunner {
@@ -910,9 +916,7 @@ private:
             const LaneOp& op = *w.lanes[group_lane[g]]->pending;
             if (is_warp_sync(op.op)) {
                 uint32_t need = required_lanes(w, op);
-                if (op.op == Op::shfl || op.op == Op::syncwarp) {
-                    if (need & ~w.live) report_divergence(w, groups, group_mask, group_lane, &op);
-                }
+                if (need & ~w.live) report_divergence(w, groups, group_mask, group_lane, true);
                 if ((need & group_mask[g]) != need) continue;
                 Executor(b_, w, need == w.live ? group_mask[g] : (group_mask[g] & need)).run();
                 return;
@@ -920,10 +924,10 @@ private:
             Executor(b_, w, group_mask[g]).run();
             return;
         }
-        report_divergence(w, groups, group_mask, group_lane, nullptr);
+        report_divergence(w, groups, group_mask, group_lane, false);
     }
 
-    [[noreturn]] void report_divergence(Warp& w, int groups, const uint32_t* mask, const int* lane, const LaneOp* exited_op) {
+    [[noreturn]] void report_divergence(Warp& w, int groups, const uint32_t* mask, const int* lane, bool needs_exited) {
         std::ostringstream s;
         const Thread& t0 = *w.lanes[lane[0]];
         s << line_of(t0.kfile, t0.kline) << ": error: warp " << w.id << " of block (" << t0.ids.block.x << ","
@@ -932,7 +936,7 @@ private:
             const Thread& t = *w.lanes[lane[g]];
             s << "\n  lanes " << hex(mask[g]) << " at " << op_name(t.pending->op) << " (" << line_of(t.kfile, t.kline) << ")";
         }
-        if (exited_op) s << "\n  and the member mask names lanes that have exited";
+        if (needs_exited) s << "\n  and it needs lanes " << hex(w.exists & ~w.live) << ", which have exited";
         s << "\n  fix: every lane must reach the same mma/ldmatrix/shfl/bar instruction together (move it out of the divergent branch)";
         throw SimError(ErrorKind::divergence, s.str(), t0.kfile, t0.kline);
     }
