@@ -13,6 +13,7 @@
 #include "tk/ops/warp/memory/shared_to_register.h"
 #include "tk/ops/warp/memory/global_to_register.h"
 #include "tk/ops/warp/register/mma.h"
+#include "tk/ops/warp/register/register_ops.h"
 #include "tk/ops/group/group.h"
 #include "tk/ops/sync/semaphore.h"
 #include "tk/host/launch.h"

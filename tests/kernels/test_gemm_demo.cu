@@ -1,0 +1,57 @@
+// The demonstration GEMM: correct against float64 at 256^3 on both backends;
+// in the simulator the unswizzled variant shows 8-way ldmatrix conflicts and
+// the swizzled one none.
+#include <catch2/catch.hpp>
+#include "kernels/gemm/gemm_kernel.cuh"
+#include "kernels/gemm/reference.h"
+#if defined(TK_SIM)
+#include "sim/simulator.h"
+#endif
+
+namespace {
+
+template <int Swizzle>
+double run_demo(int m, int n, int k, unsigned seed) {
+    auto a = gemm::random_matrix(size_t(m) * k, seed), b = gemm::random_matrix(size_t(k) * n, seed + 1);
+    tk::device_buffer<tk::bf16> da(a.size(), a, "A"), db(b.size(), b, "B");
+    tk::device_buffer<float> dc(size_t(m) * n, "C");
+    gemm::run<Swizzle>({da.data(), 1, 1, m, k}, {db.data(), 1, 1, k, n}, {dc.data(), 1, 1, m, n});
+    return gemm::max_relative_error(dc.download(), gemm::reference(a, b, m, n, k));
+}
+
+} // namespace
+
+TEST_CASE("demo GEMM, unswizzled: correct, with 8-way ldmatrix conflicts", "[kernels][gemm]") {
+    CHECK(run_demo<tk::swizzle::none>(256, 256, 256, 11) <= 1e-2);
+#if defined(TK_SIM)
+    const auto& st = tklab::sim::last_run().stats;
+    CHECK(st.ldmatrix.max_way == 8);
+    CHECK(st.ldmatrix.wavefronts == 8 * st.ldmatrix.ideal);  // every phase is 8-way
+    CHECK(st.ldmatrix.instructions == 16 * 4 * 4 * 16);      // blocks x warps x k-steps x (8 A + 8 B)
+#endif
+}
+
+TEST_CASE("demo GEMM, swizzled: correct, no ldmatrix conflicts", "[kernels][gemm]") {
+    CHECK(run_demo<tk::swizzle::automatic>(256, 256, 256, 12) <= 1e-2);
+#if defined(TK_SIM)
+    const auto& st = tklab::sim::last_run().stats;
+    CHECK(st.ldmatrix.conflicts() == 0);
+    CHECK(st.ldmatrix.max_way == 1);
+    CHECK(st.ldmatrix.instructions > 0);
+#endif
+}
+
+TEST_CASE("demo GEMM on non-square shapes", "[kernels][gemm]") {
+    CHECK(run_demo<tk::swizzle::automatic>(128, 192, 64, 13) <= 1e-2);
+    CHECK(run_demo<tk::swizzle::none>(64, 128, 320, 14) <= 1e-2);
+}
+
+#if defined(TK_SIM)
+TEST_CASE("swizzling makes the demo GEMM faster in simulated cycles", "[kernels][gemm]") {
+    run_demo<tk::swizzle::none>(128, 128, 128, 15);
+    const uint64_t plain = tklab::sim::last_run().stats.max_block_cycles;
+    run_demo<tk::swizzle::automatic>(128, 128, 128, 15);
+    const uint64_t swizzled = tklab::sim::last_run().stats.max_block_cycles;
+    CHECK(swizzled < plain);
+}
+#endif
