@@ -31,7 +31,7 @@ struct st {
     static constexpr int rows = R, cols = C, height = R / 16, width = C / 16;
     static constexpr int row_bytes = C * int(sizeof(T));
     static constexpr int swizzle_bytes = Swizzle == swizzle::automatic ? swizzle::for_row_bytes(row_bytes) : Swizzle;
-    static_assert(swizzle_bytes == 0 || row_bytes % swizzle_bytes == 0,
+    static_assert(swizzle_bytes == 0 || row_bytes % (swizzle_bytes ? swizzle_bytes : 1) == 0,
                   "tk::st: the chosen swizzle is wider than (or does not divide) a row; pick a narrower swizzle or swizzle::automatic");
     static constexpr int bytes = R * C * int(sizeof(T));
     static constexpr int alignment = 1024;
