@@ -29,7 +29,8 @@ tests_line=$(grep -E "All tests passed|test cases:" "$log" | tail -1)
 echo "==> demo GEMM"
 declare -A res
 for n in 256 4096 8192; do
-  ./build-gpu/kernels/gemm_gpu --size "$n" >"$log.g$n" 2>&1
+  check=(); [ "$n" -gt 4096 ] && check=(--no-check)  # the float64 CPU reference takes minutes at 8192^3
+  ./build-gpu/kernels/gemm_gpu --size "$n" "${check[@]}" >"$log.g$n" 2>&1
   res[$n]=$?
   cat "$log.g$n"
 done
@@ -59,7 +60,7 @@ PY
       err=$(echo "$blk" | grep -o 'reference: [0-9.e+-]*' | awk '{print $2}')
       ms=$(echo "$blk" | grep -o '[0-9.]* ms per run' | awk '{print $1}')
       tf=$(echo "$blk" | grep -o '[0-9.]* TFLOP/s' | awk '{print $1}')
-      printf "%-8s %-11s %-10s %-12s %-10s\n" "$n" "$v" "${err:-?}" "${ms:-?}" "${tf:-?}"
+      printf "%-8s %-11s %-10s %-12s %-10s\n" "$n" "$v" "${err:-skipped}" "${ms:-?}" "${tf:-?}"
     done
   done
   echo
