@@ -222,8 +222,6 @@ struct MbarState {
     uint32_t expected = 0;
     uint32_t pending = 0;
     uint32_t phase = 0;  // completed phases
-    uint64_t last_complete = 0;
-    int last_warp = 0;
 };
 
 thread_local Thread* g_cur = nullptr;
@@ -721,8 +719,6 @@ private:
     void complete_phase(uint32_t addr, MbarState& m) {
         m.phase += 1;
         m.pending = m.expected;
-        m.last_complete = t_;
-        m.last_warp = w_.id;
         for (Warp& w : b_.warps) {
             if (w.state != WarpState::at_mbarrier || w.wait_addr != addr) continue;
             if ((m.phase & 1) == w.wait_parity) continue;  // still waiting for a later phase
@@ -747,7 +743,7 @@ private:
                 LaneOp& o = lane_op(l);
                 check_shared(b_, lane(l), o.addr, 8, "mbarrier init");
                 if (o.arg == 0) fault(lane(l), "mbarrier initialised with an arrival count of 0", "pass the number of threads that arrive per phase");
-                b_.mbars[o.addr] = MbarState{o.arg, o.arg, 0, 0, 0};
+                b_.mbars[o.addr] = MbarState{o.arg, o.arg, 0};
             });
             break;
         case Op::mbar_arrive:
