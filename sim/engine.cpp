@@ -205,6 +205,9 @@ struct Warp {
     uint32_t wait_addr = 0, wait_parity = 0;
     const char* wait_file = "";
     int wait_line = 0;
+    Op last_op = Op::count_;         // the last instruction it executed, for reports
+    const char* last_file = "";
+    int last_line = 0;
     AsyncGroup open;                 // cp.async not yet committed
     std::vector<AsyncGroup> groups;  // committed, oldest first
     uint16_t last_regs = 0;
@@ -403,6 +406,9 @@ public:
         case Op::count_: break;
         }
         finish_event();
+        w_.last_op = op;
+        w_.last_file = t0_->kfile;
+        w_.last_line = t0_->kline;
         for (uint32_t m = mask_; m; m &= m - 1) w_.lanes[std::countr_zero(m)]->pending = nullptr;
         record_registers();
     }
@@ -833,6 +839,7 @@ public:
                 if (all_done) break;
                 report_deadlock();
             }
+            if (++executed_ > options().max_block_instructions) report_instruction_limit();
             step(*next);
         }
         uint64_t end = 0;
@@ -855,6 +862,29 @@ private:
     Block& b_;
     StackPool& stacks_;
     const std::function<void()>& body_;
+    uint64_t executed_ = 0;
+
+    [[noreturn]] void report_instruction_limit() {
+        std::ostringstream s;
+        const Thread& any = b_.threads.front();
+        s << "error: kernel " << b_.kernel << ", block (" << any.ids.block.x << "," << any.ids.block.y << "," << any.ids.block.z
+          << ") has executed " << options().max_block_instructions << " warp instructions without finishing:";
+        const char* file = "";
+        int line = 0;
+        for (const Warp& w : b_.warps) {
+            s << "\n  warp " << w.id << ": ";
+            if (w.state == WarpState::done) s << "finished";
+            else if (w.last_op == Op::count_) s << "has not executed an instruction";
+            else {
+                s << "last executed " << op_name(w.last_op) << " (" << line_of(w.last_file, w.last_line) << ")";
+                if (!line) { file = w.last_file; line = w.last_line; }
+            }
+        }
+        s << "\n  fix: look for a loop that never ends -- for example spinning on test_wait for a phase nothing completes "
+             "(use wait(), which the simulator can prove stuck); if the kernel really is this long, raise "
+             "tklab::sim::options().max_block_instructions";
+        throw SimError(ErrorKind::instruction_limit, s.str(), file, line);
+    }
 
     void resume(Thread& t) {
         if (!t.fib && !t.exited) {

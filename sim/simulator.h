@@ -15,10 +15,14 @@ struct Options {
     std::string arch = "h100";     // cost model: sim/arch/<arch>.json
     bool all_lane_addresses = false;  // keep per-lane addresses for every shared instruction, not only conflicted ones
     size_t stack_bytes = 256 * 1024;  // per simulated thread
+    // A block that executes more warp instructions than this is stopped as a
+    // probable endless loop (e.g. spinning on test_wait for a phase that never
+    // completes): a livelock must not hang the simulator.
+    uint64_t max_block_instructions = 20'000'000;
 };
 Options& options();
 
-enum class ErrorKind { fault, deadlock, divergence, kernel_exception, usage };
+enum class ErrorKind { fault, deadlock, divergence, kernel_exception, usage, instruction_limit };
 
 // A simulated kernel stopped. what() names the problem, the kernel line and the fix.
 struct SimError : std::runtime_error {
