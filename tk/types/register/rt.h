@@ -27,7 +27,8 @@ struct rt_base {
     static_assert(is_layout_v<L>, "tk register tile layout must be tk::row_l or tk::col_l");
     using dtype = T;
     using layout = L;
-    using T2 = typename packed<T>::type;
+    // A wrong T is reported by the static_assert above alone (float stands in here).
+    using T2 = typename packed<std::conditional_t<is_element_v<T>, T, float>>::type;
     static constexpr int rows = 16, cols = 16, packed_per_thread = 4, elements_per_thread = 8;
     static constexpr int registers = packed_per_thread * int(sizeof(T2)) / 4;
     T2 data[4];
