@@ -385,8 +385,8 @@ public:
 
     void run() {
         Op op = op0_->op;
-        if (consumes_loads(op)) wait_until(w_.load_ready, w_.load_stall);
         begin_event(op);
+        if (consumes_loads(op)) wait_until(w_.load_ready, w_.load_stall);
         switch (op) {
         case Op::ld_shared: case Op::st_shared: shared_access(op); break;
         case Op::ldmatrix: case Op::stmatrix: matrix_access(op); break;
@@ -432,20 +432,14 @@ private:
         for (uint32_t m = mask_; m; m &= m - 1) f(std::countr_zero(m));
     }
 
+    // Waits before issue; the event keeps the reason that cost the most.
     void wait_until(uint64_t when, Stall why) {
         if (when <= t_) return;
-        if (ev_ >= 0) {
-            Event& e = trace().events[ev_];
-            if (e.stall == Stall::none || when - t_ > e.stall_cycles) e.stall = why;
-            e.stall_cycles += uint32_t(when - t_);
-        } else {
-            pending_stall_ = why;
-            pending_stall_cycles_ += uint32_t(when - t_);
-        }
+        Event& e = trace().events[ev_];
+        if (e.stall == Stall::none || when - t_ > e.stall_cycles) e.stall = why;
+        e.stall_cycles += uint32_t(when - t_);
         t_ = when;
     }
-    Stall pending_stall_ = Stall::none;
-    uint32_t pending_stall_cycles_ = 0;
 
     void begin_event(Op op) {
         before_ = w_.clock;
@@ -458,8 +452,6 @@ private:
             e.op_seq = t0_->op_seq;
             e.op_name = uint16_t(b_.out->names(t0_->op_name, 0));
         }
-        e.stall = pending_stall_;
-        e.stall_cycles = pending_stall_cycles_;
         e.aux = op0_->width;
         e.issue = e.done = t_;  // final values in finish_event(); these stay if the instruction faults
         trace().events.push_back(e);
