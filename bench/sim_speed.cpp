@@ -14,10 +14,8 @@
 #include <cstdio>
 #include <cstdlib>
 #include <vector>
-#include "tk/common/dtypes.h"
-#include "kernels/gemm/reference.h"
-
 #include "kernels/gemm/gemm_kernel.cuh"
+#include "tk/host/reference.h"
 
 namespace {
 
@@ -39,9 +37,9 @@ __attribute__((noinline)) void plain_matmul(const float* a, const float* b, floa
 
 Result measure(int n) {
     Result r{};
-    auto a = gemm::random_matrix(size_t(n) * n, 1), b = gemm::random_matrix(size_t(n) * n, 2);
-    std::vector<float> af(a.size()), bf(b.size()), cf(size_t(n) * n);
-    for (size_t i = 0; i < a.size(); ++i) { af[i] = tk::to_float(a[i]); bf[i] = tk::to_float(b[i]); }
+    auto a = tk::host::random_values<tk::bf16>(size_t(n) * n, 1), b = tk::host::random_values<tk::bf16>(size_t(n) * n, 2);
+    const auto af = tk::host::to_floats(a), bf = tk::host::to_floats(b);
+    std::vector<float> cf(size_t(n) * n);
     constexpr int repeats = 3;
     r.ref_s = r.sim_s = 1e30;
     for (int i = 0; i < repeats; ++i) {

@@ -274,11 +274,13 @@ struct Block {
 
 // ---------------------------------------------------------------- errors
 
-std::string where(const Thread& t) {
+std::string block_name(const dim3& b) {
     std::ostringstream s;
-    const auto& b = t.ids.block;
-    s << "block (" << b.x << "," << b.y << "," << b.z << ") warp " << t.warp->id << " lane " << t.lane;
+    s << "block (" << b.x << "," << b.y << "," << b.z << ")";
     return s.str();
+}
+std::string where(const Thread& t) {
+    return block_name(t.ids.block) + " warp " + std::to_string(t.warp->id) + " lane " + std::to_string(t.lane);
 }
 std::string line_of(const char* file, int line) {
     std::ostringstream s;
@@ -422,8 +424,7 @@ private:
     Thread* t0_ = nullptr;
     LaneOp* op0_ = nullptr;
     uint64_t t_ = 0;         // the cycle the instruction can issue
-    uint64_t before_ = 0;
-    int ev_ = -1;
+    int ev_ = 0;  // this instruction's event
 
     BlockTrace& trace() { return b_.out->trace; }
     LaneOp& lane_op(int l) { return *w_.lanes[l]->pending; }
@@ -442,7 +443,6 @@ private:
     }
 
     void begin_event(Op op) {
-        before_ = w_.clock;
         Event e;
         e.warp = uint16_t(w_.id);
         e.op = op;
@@ -562,12 +562,12 @@ private:
             const int gid = l / 4, tig = l % 4;
             for (int r = 0; r < 4; ++r) {  // A register r: rows gid (+8 if r odd), cols 2*tig (+8 if r >= 2)
                 const int row = gid + 8 * (r & 1), col = 2 * tig + 8 * (r >> 1);
-                A[row][col] = to_double(uint16_t(a[r]), half);
-                A[row][col + 1] = to_double(uint16_t(a[r] >> 16), half);
+                A[row][col] = bits16_to_float(uint16_t(a[r]), half);
+                A[row][col + 1] = bits16_to_float(uint16_t(a[r] >> 16), half);
             }
             for (int r = 0; r < 2; ++r) {  // B register r: rows (k) 2*tig (+8 if r), col (n) gid
-                B[2 * tig + 8 * r][gid] = to_double(uint16_t(bb[r]), half);
-                B[2 * tig + 8 * r + 1][gid] = to_double(uint16_t(bb[r] >> 16), half);
+                B[2 * tig + 8 * r][gid] = bits16_to_float(uint16_t(bb[r]), half);
+                B[2 * tig + 8 * r + 1][gid] = bits16_to_float(uint16_t(bb[r] >> 16), half);
             }
             for (int i = 0; i < 4; ++i) D[gid + 8 * (i >> 1)][2 * tig + (i & 1)] = c[i];
         }
@@ -581,16 +581,6 @@ private:
         wait_until(pipe, Stall::math_pipe_throttle);
         pipe = t_ + cost_.mma_pipe_cycles;
         w_.clock = t_ + cost_.issue_cycles;
-    }
-
-    static double to_double(uint16_t h, bool half) {
-        if (!half) {
-            const uint32_t u = uint32_t(h) << 16;  // bf16 is the top half of a float
-            float f;
-            std::memcpy(&f, &u, 4);
-            return f;
-        }
-        return bits16_to_float(h, true);
     }
 
     void shfl() {
@@ -859,8 +849,7 @@ private:
     [[noreturn]] void report_instruction_limit() {
         std::ostringstream s;
         const Thread& any = b_.threads.front();
-        s << "error: kernel " << b_.kernel << ", block (" << any.ids.block.x << "," << any.ids.block.y << "," << any.ids.block.z
-          << ") has executed " << options().max_block_instructions << " warp instructions without finishing:";
+        s << "error: kernel " << b_.kernel << ", " << block_name(any.ids.block) << " has executed " << options().max_block_instructions << " warp instructions without finishing:";
         const char* file = "";
         int line = 0;
         for (const Warp& w : b_.warps) {
@@ -957,7 +946,7 @@ private:
                 uint32_t need = required_lanes(w, op);
                 if (need & ~w.live) report_divergence(w, groups, group_mask, group_lane, true);
                 if ((need & group_mask[g]) != need) continue;
-                Executor(b_, w, need == w.live ? group_mask[g] : (group_mask[g] & need)).run();
+                Executor(b_, w, need).run();  // need is within this group (checked above)
                 return;
             }
             Executor(b_, w, group_mask[g]).run();
@@ -969,8 +958,7 @@ private:
     [[noreturn]] void report_divergence(Warp& w, int groups, const uint32_t* mask, const int* lane, bool needs_exited) {
         std::ostringstream s;
         const Thread& t0 = *w.lanes[lane[0]];
-        s << line_of(t0.kfile, t0.kline) << ": error: warp " << w.id << " of block (" << t0.ids.block.x << ","
-          << t0.ids.block.y << "," << t0.ids.block.z << ") is split across warp-synchronous instructions:";
+        s << line_of(t0.kfile, t0.kline) << ": error: warp " << w.id << " of " << block_name(t0.ids.block) << " is split across warp-synchronous instructions:";
         for (int g = 0; g < groups; ++g) {
             const Thread& t = *w.lanes[lane[g]];
             s << "\n  lanes " << hex(mask[g]) << " at " << op_name(t.pending->op) << " (" << line_of(t.kfile, t.kline) << ")";
@@ -983,8 +971,7 @@ private:
     [[noreturn]] void report_deadlock() {
         std::ostringstream s;
         const Thread& any = b_.threads.front();
-        s << "error: deadlock in kernel " << b_.kernel << ", block (" << any.ids.block.x << "," << any.ids.block.y << ","
-          << any.ids.block.z << "): every warp is waiting and none can proceed:";
+        s << "error: deadlock in kernel " << b_.kernel << ", " << block_name(any.ids.block) << ": every warp is waiting and none can proceed:";
         const char* file = "";
         int line = 0;
         for (const Warp& w : b_.warps) {

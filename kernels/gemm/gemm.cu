@@ -10,7 +10,7 @@
 #include <string>
 #include <vector>
 #include "kernels/gemm/gemm_kernel.cuh"
-#include "kernels/gemm/reference.h"
+#include "tk/host/reference.h"
 
 namespace {
 
@@ -78,10 +78,10 @@ int main(int argc, char** argv) {
     Args args = parse(argc, argv);
     std::printf("tklab demo: bf16 GEMM %dx%dx%d -> fp32 (64x64 block tiles, 4 warps, double-buffered cp.async, mma.sync)\n",
                 args.m, args.n, args.k);
-    auto a = gemm::random_matrix(size_t(args.m) * args.k, args.seed);
-    auto b = gemm::random_matrix(size_t(args.k) * args.n, args.seed + 1);
+    auto a = tk::host::random_values<tk::bf16>(size_t(args.m) * args.k, args.seed);
+    auto b = tk::host::random_values<tk::bf16>(size_t(args.k) * args.n, args.seed + 1);
     std::vector<double> ref;
-    if (args.check) ref = gemm::reference(a, b, args.m, args.n, args.k);
+    if (args.check) ref = tk::host::matmul_reference(tk::host::to_floats(a), tk::host::to_floats(b), args.m, args.n, args.k);
 
     tk::device_buffer<tk::bf16> da(a.size(), a, "A"), db(b.size(), b, "B");
     tk::device_buffer<float> dc(size_t(args.m) * args.n, "C");
@@ -103,7 +103,7 @@ int main(int argc, char** argv) {
         const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
         std::printf("\n== %s ==\n", name);
         if (args.check) {
-            const double err = gemm::max_relative_error(dc.download(), ref);
+            const double err = tk::host::max_relative_error(dc.download(), ref);
             const bool pass = err <= 1e-2;
             ok = ok && pass;
             std::printf("  check       max relative error vs float64 reference: %.2e  %s\n", err, pass ? "ok" : "FAILED (limit 1e-2)");

@@ -3,7 +3,7 @@
 // the swizzled one none.
 #include <catch2/catch.hpp>
 #include "kernels/gemm/gemm_kernel.cuh"
-#include "kernels/gemm/reference.h"
+#include "tk/host/reference.h"
 #if defined(TK_SIM)
 #include "sim/simulator.h"
 #endif
@@ -12,11 +12,11 @@ namespace {
 
 template <int Swizzle>
 double run_demo(int m, int n, int k, unsigned seed) {
-    auto a = gemm::random_matrix(size_t(m) * k, seed), b = gemm::random_matrix(size_t(k) * n, seed + 1);
+    auto a = tk::host::random_values<tk::bf16>(size_t(m) * k, seed), b = tk::host::random_values<tk::bf16>(size_t(k) * n, seed + 1);
     tk::device_buffer<tk::bf16> da(a.size(), a, "A"), db(b.size(), b, "B");
     tk::device_buffer<float> dc(size_t(m) * n, "C");
     gemm::run<Swizzle>({da.data(), 1, 1, m, k}, {db.data(), 1, 1, k, n}, {dc.data(), 1, 1, m, n});
-    return gemm::max_relative_error(dc.download(), gemm::reference(a, b, m, n, k));
+    return tk::host::max_relative_error(dc.download(), tk::host::matmul_reference(tk::host::to_floats(a), tk::host::to_floats(b), m, n, k));
 }
 
 } // namespace

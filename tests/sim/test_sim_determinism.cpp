@@ -186,8 +186,8 @@ TEST_CASE("determinism: the GEMM computes the right product", "[sim][determinism
     Gemm g;
     std::vector<float> c;
     g.run(&c);
-    auto ref = tktest::matmul_ref(tktest::to_floats(g.a), tktest::to_floats(g.b), Gemm::M, Gemm::N, K);
-    CHECK(tktest::max_rel_error(c, ref) < 1e-5);
+    auto ref = tktest::matmul_reference(tktest::to_floats(g.a), tktest::to_floats(g.b), Gemm::M, Gemm::N, K);
+    CHECK(tktest::max_relative_error(c, ref) < 1e-5);
 }
 
 TEST_CASE("determinism: two runs of the same kernel give identical traces", "[sim][determinism]") {

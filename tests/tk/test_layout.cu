@@ -135,11 +135,11 @@ TEST_CASE("swap_layout turns an mma accumulator into the next mma's B operand", 
     tk::launch("chain_kernel", chain_kernel, dim3(1), dim3(32), 0, tk::gl<tk::bf16>(da.data(), 1, 1, 16, 16),
                tk::gl<tk::bf16>(db.data(), 1, 1, 16, 16), tk::gl<float>(dout.data(), 1, 1, 16, 16));
     const auto fa = tktest::to_floats(a), fb = tktest::to_floats(b);
-    auto ab = tktest::matmul_ref(fa, fb, 16, 16, 16);
+    auto ab = tktest::matmul_reference(fa, fb, 16, 16, 16);
     std::vector<float> abr(256);
     for (int i = 0; i < 256; ++i) abr[i] = tk::to_float(tk::from_float<tk::bf16>(float(ab[i])));
-    const auto want = tktest::matmul_ref(fa, abr, 16, 16, 16);
+    const auto want = tktest::matmul_reference(fa, abr, 16, 16, 16);
     // On the GPU the tensor core's fp32 sum may round A*B differently by an
     // ulp, which can tip an element's bf16 rounding; a misplaced element is off by O(1).
-    CHECK(tktest::max_rel_error(dout.download(), want) < 2e-2);
+    CHECK(tktest::max_relative_error(dout.download(), want) < 2e-2);
 }

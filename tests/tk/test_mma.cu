@@ -40,10 +40,10 @@ void check_mma(uint32_t seed) {
     tk::gl<float> gc(dc.data(), 1, 1, M, N);
     const size_t smem = 2048 + size_t(M * K + K * N) * 2 + 2048;
     tk::launch("mma_kernel", mma_kernel<M, N, K, AT, BT>, dim3(1), dim3(32), smem, ga, gb, gc);
-    auto ref = tktest::matmul_ref(tktest::to_floats(a), tktest::to_floats(b), M, N, K, AT, BT);
+    auto ref = tktest::matmul_reference(tktest::to_floats(a), tktest::to_floats(b), M, N, K, AT, BT);
     for (size_t i = 0; i < ref.size(); ++i) ref[i] += c0[i];
     auto got = dc.download();
-    CHECK(tktest::max_rel_error(got, ref) < 1e-5);
+    CHECK(tktest::max_relative_error(got, ref) < 1e-5);
 }
 
 TEST_CASE("mma_AB matches a float64 reference", "[tk][mma]") {
