@@ -49,3 +49,12 @@ function(tklab_add_program name)
     target_compile_options(${name}_gpu PRIVATE $<$<COMPILE_LANGUAGE:CUDA>:--expt-relaxed-constexpr -lineinfo>)
   endif()
 endfunction()
+
+# tklab_add_runnable(<file.cu>...): sources that register kernels or lessons
+# by name; cli/ builds them into `tklab` (simulator) and `tklab_gpu`.
+function(tklab_add_runnable)
+  foreach(src ${ARGN})
+    get_filename_component(abs ${src} ABSOLUTE)
+    set_property(GLOBAL APPEND PROPERTY TKLAB_RUNNABLE_SOURCES ${abs})
+  endforeach()
+endfunction()

@@ -62,6 +62,21 @@ struct op_scope {
     op_scope& operator=(const op_scope&) = delete;
 };
 
+// Tile value snapshots (tk::snapshot). Each lane of the warp calls snapshot()
+// with the same tile; `fill` writes what that lane holds into the row-major
+// rows x cols matrix (for a shared tile, the first lane's call writes it all).
+struct SnapshotPart {
+    const char* label = "";
+    bool shared = false;
+    int rows = 0, cols = 0;
+    const void* tile = nullptr;
+    void (*fill)(const void* tile, int lane, float* values) = nullptr;
+    const char* file = "";
+    int line = 0;
+};
+bool snapshots_wanted();  // cheap: false unless asked for, in a kernel, in a timeline block
+void snapshot(const SnapshotPart& part);
+
 // True while the calling host code runs inside a simulated kernel.
 bool in_kernel();
 

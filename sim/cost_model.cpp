@@ -37,6 +37,7 @@ CostModel CostModel::load(const std::string& name_or_path) {
     }
     CostModel m;
     m.name = j.value("name", name_or_path);
+    m.source_json = j.dump();
     m.clock_mhz = get_int(j, "clock_mhz");
     m.sms = get_int(j, "sms");
     m.max_threads_per_sm = get_int(j, "max_threads_per_sm");

@@ -6,6 +6,7 @@ namespace tklab::sim {
 
 struct CostModel {
     std::string name;
+    std::string source_json;  // the data file as loaded (traces carry it)
     double clock_mhz = 0;
     int sms = 0, max_threads_per_sm = 0, max_blocks_per_sm = 0, registers_per_sm = 0;
     int max_registers_per_thread = 0, shared_bytes_per_sm = 0, base_registers_per_thread = 0;

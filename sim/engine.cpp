@@ -15,9 +15,11 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <limits>
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <sstream>
 #include <thread>
 #include <unordered_map>
@@ -181,6 +183,10 @@ struct Thread {
     int regs = 0, peak_regs = 0;
     const char* peak_file = "";
     int peak_line = 0;
+    struct Alloc { const char* file; int line; int regs; };
+    std::vector<Alloc> live;       // register tiles and vectors alive now, oldest first
+    std::vector<Alloc> peak_live;  // and at the peak
+    uint32_t snapshots = 0;        // tk::snapshot calls so far (matches lanes' calls up)
     std::exception_ptr error;
 };
 
@@ -254,8 +260,7 @@ struct BlockResult {
     Interner locs, names;  // names uses the line field as 0
     std::exception_ptr error;
     bool ran = false;
-    int peak_regs = 0;      // the block's highest live registers per thread
-    uint32_t peak_loc = 0;  // and the declaration that reached it (locs id)
+    std::atomic<bool> finished{false};  // ran to its end or failed; ready to hand on in order
 };
 
 struct Block {
@@ -270,6 +275,11 @@ struct Block {
     BarrierState bars[16];
     std::unordered_map<uint32_t, MbarState> mbars;
     std::string kernel;
+    bool snapshots = false;  // gather tk::snapshot values
+    // Snapshots being gathered, per warp: lanes call in program order, so a
+    // lane's n-th call belongs to its warp's n-th snapshot.
+    struct PendingSnapshot { uint32_t nth; size_t index; };  // call number, BlockTrace::snapshots index
+    std::vector<std::vector<PendingSnapshot>> pending_snapshots;  // by warp
 };
 
 // ---------------------------------------------------------------- errors
@@ -1035,6 +1045,7 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     b.out = &out;
     b.kernel = kernel;
     b.smem_bytes = smem_bytes;
+    b.snapshots = options().snapshots && out.trace.timeline;
     smem.ensure(std::max<size_t>(smem_bytes, 16));
     b.smem = smem.p;
     // Uninitialised shared memory holds garbage on the GPU; all-ones bytes read
@@ -1042,11 +1053,13 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     std::memset(b.smem, 0xff, smem_bytes);
     Dim3 bi{linear % grid.x, (linear / grid.x) % grid.y, linear / (grid.x * grid.y)};
     out.trace.block = bi;
+    out.trace.index = linear;
     const unsigned nthreads = block_dim.x * block_dim.y * block_dim.z;
     const unsigned nwarps = (nthreads + 31) / 32;
     b.threads.resize(nthreads);
     b.warps.resize(nwarps);
     for (unsigned w = 0; w < nwarps; ++w) { b.warps[w].id = int(w); b.warps[w].block = &b; }
+    b.pending_snapshots.resize(nwarps);
     for (unsigned i = 0; i < nthreads; ++i) {
         Thread& t = b.threads[i];
         t.ids.thread = dim3(i % block_dim.x, (i / block_dim.x) % block_dim.y, i / (block_dim.x * block_dim.y));
@@ -1071,9 +1084,11 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     for (const Thread& t : b.threads) {
         uint16_t& peak = out.trace.warp_peak_regs[t.warp->id];
         peak = std::max<uint16_t>(peak, uint16_t(t.peak_regs));
-        if (t.peak_regs > out.peak_regs) {
-            out.peak_regs = t.peak_regs;
-            out.peak_loc = out.locs(t.peak_file, t.peak_line);
+        if (t.peak_regs > out.trace.peak_regs) {
+            out.trace.peak_regs = t.peak_regs;
+            out.trace.peak_regs_loc = out.locs(t.peak_file, t.peak_line);
+            out.trace.peak_live.clear();
+            for (const Thread::Alloc& a : t.peak_live) out.trace.peak_live.push_back({out.locs(a.file, a.line), a.regs});
         }
     }
 }
@@ -1122,10 +1137,55 @@ void reg_alloc(int regs, const char* file, int line) {
     Thread* t = g_cur;
     if (!t) return;
     t->regs += regs;
-    if (t->regs > t->peak_regs) { t->peak_regs = t->regs; t->peak_file = file; t->peak_line = line; }
+    t->live.push_back({file, line, regs});
+    if (t->regs > t->peak_regs) {
+        t->peak_regs = t->regs; t->peak_file = file; t->peak_line = line;
+        t->peak_live = t->live;
+    }
 }
 void reg_free(int regs) {
-    if (Thread* t = g_cur) t->regs -= regs;
+    Thread* t = g_cur;
+    if (!t) return;
+    t->regs -= regs;
+    // Automatic objects die in reverse order, so the newest allocation of this
+    // size is the one going (exact for tiles on the stack).
+    for (size_t i = t->live.size(); i-- > 0;)
+        if (t->live[i].regs == regs) { t->live.erase(t->live.begin() + long(i)); break; }
+}
+
+bool snapshots_wanted() {
+    const Thread* t = g_cur;
+    return t && t->warp->block->snapshots;
+}
+
+void snapshot(const SnapshotPart& part) {
+    Thread* t = g_cur;
+    if (!t || !t->warp->block->snapshots) return;
+    Block& b = *t->warp->block;
+    Warp& w = *t->warp;
+    BlockTrace& bt = b.out->trace;
+    auto& pending = b.pending_snapshots[size_t(w.id)];
+    const uint32_t nth = t->snapshots++;
+    // The warp's nth snapshot: the first lane to reach it creates it.
+    auto it = std::find_if(pending.begin(), pending.end(), [&](const Block::PendingSnapshot& p) { return p.nth == nth; });
+    if (it == pending.end()) {
+        SnapshotRecord r;
+        r.cycle = w.clock;
+        r.warp = uint16_t(w.id);
+        r.loc = b.out->locs(part.file, part.line);
+        r.label = part.label;
+        r.shared = part.shared;
+        r.rows = part.rows;
+        r.cols = part.cols;
+        r.values.assign(size_t(part.rows) * size_t(part.cols), std::numeric_limits<float>::quiet_NaN());
+        bt.snapshots.push_back(std::move(r));
+        pending.push_back({nth, bt.snapshots.size() - 1});
+        it = pending.end() - 1;
+    }
+    SnapshotRecord& r = bt.snapshots[it->index];
+    if (!r.shared || r.lanes_seen == 0) part.fill(part.tile, t->lane, r.values.data());
+    r.lanes_seen |= 1u << t->lane;
+    if ((r.lanes_seen & w.live) == w.live) pending.erase(it);  // every live lane has given its part
 }
 
 op_scope::op_scope(const char* name, const char* file, int line) {
@@ -1141,6 +1201,7 @@ op_scope::~op_scope() {
 
 namespace {
 RunResult g_last;
+Observer* g_observer = nullptr;
 
 int host_threads() {
     int n = options().host_threads;
@@ -1151,27 +1212,29 @@ int host_threads() {
     return std::max(1, n);
 }
 
-// Folds per-block ids into run-wide ones (in block order: deterministic) and totals the statistics.
-void merge(RunResult& r, std::vector<BlockResult>& blocks, const CostModel& cost, unsigned threads_per_block) {
-    std::map<std::pair<std::string, int>, uint32_t> loc_ids;
-    std::map<std::string, uint16_t> name_ids;
-    r.locations = {Location{}};
-    r.op_names = {std::string{}};
-    Stats& st = r.stats;
-    for (BlockResult& br : blocks) {
-        if (!br.ran) continue;
+// Folds blocks, in block order, into run-wide ids (deterministic whatever
+// thread ran them) and the run's statistics.
+class Merger {
+public:
+    explicit Merger(RunResult& r) : r_(r) {
+        r_.locations = {Location{}};
+        r_.op_names = {std::string{}};
+    }
+
+    void add(BlockResult& br) {
         std::vector<uint32_t> loc_map(br.locs.list.size()), name_map(br.names.list.size());
         for (size_t i = 1; i < br.locs.list.size(); ++i) {
             auto key = std::make_pair(std::string(br.locs.list[i].first), br.locs.list[i].second);
-            auto [it, fresh] = loc_ids.try_emplace(key, uint32_t(r.locations.size()));
-            if (fresh) r.locations.push_back({key.first, key.second});
+            auto [it, fresh] = loc_ids_.try_emplace(key, uint32_t(r_.locations.size()));
+            if (fresh) r_.locations.push_back({key.first, key.second});
             loc_map[i] = it->second;
         }
         for (size_t i = 1; i < br.names.list.size(); ++i) {
-            auto [it, fresh] = name_ids.try_emplace(br.names.list[i].first, uint16_t(r.op_names.size()));
-            if (fresh) r.op_names.push_back(br.names.list[i].first);
+            auto [it, fresh] = name_ids_.try_emplace(br.names.list[i].first, uint16_t(r_.op_names.size()));
+            if (fresh) r_.op_names.push_back(br.names.list[i].first);
             name_map[i] = it->second;
         }
+        Stats& st = r_.stats;
         BlockTrace& bt = br.trace;
         for (Event& e : bt.events) {
             e.loc = loc_map[e.loc];
@@ -1184,6 +1247,9 @@ void merge(RunResult& r, std::vector<BlockResult>& blocks, const CostModel& cost
             b.loc = loc_map[b.loc];
             st.barrier_wait_cycles += b.release - b.arrive;
         }
+        for (SnapshotRecord& s : bt.snapshots) s.loc = loc_map[s.loc];
+        for (LiveRegs& l : bt.peak_live) l.loc = loc_map[l.loc];
+        bt.peak_regs_loc = loc_map[bt.peak_regs_loc];
         for (const SmemRecord& s : bt.smem) {
             SmemTotals* tot = nullptr;
             switch (bt.events[s.event].op) {
@@ -1198,23 +1264,55 @@ void merge(RunResult& r, std::vector<BlockResult>& blocks, const CostModel& cost
             tot->ideal += s.banks.ideal;
             tot->max_way = std::max<int>(tot->max_way, s.banks.max_way);
         }
-        if (br.peak_regs > st.peak_regs) { st.peak_regs = br.peak_regs; st.peak_regs_loc = loc_map[br.peak_loc]; }
+        if (bt.peak_regs > st.peak_regs) {
+            st.peak_regs = bt.peak_regs;
+            st.peak_regs_loc = bt.peak_regs_loc;
+            st.peak_live = bt.peak_live;
+        }
         st.max_block_cycles = std::max(st.max_block_cycles, bt.cycles);
         st.sum_block_cycles += bt.cycles;
+        st.blocks_run++;
     }
+
     // Occupancy from threads, registers (rounded to the allocation unit of 8) and shared memory.
-    const int regs = (cost.base_registers_per_thread + st.peak_regs + 7) / 8 * 8;
-    int per_sm = std::min(cost.max_blocks_per_sm, cost.max_threads_per_sm / int(std::max(1u, threads_per_block)));
-    per_sm = std::min(per_sm, cost.registers_per_sm / std::max(1, regs * int(threads_per_block)));
-    if (r.smem_bytes) per_sm = std::min<int>(per_sm, int(cost.shared_bytes_per_sm / r.smem_bytes));
-    st.blocks_per_sm = std::max(per_sm, 0);
-    if (st.blocks_per_sm > 0) {
-        const uint64_t slots = uint64_t(st.blocks_per_sm) * cost.sms;
-        const uint64_t waves = (blocks.size() + slots - 1) / slots;
-        st.est_kernel_cycles = waves * st.max_block_cycles;
+    void finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks) {
+        Stats& st = r_.stats;
+        const int regs = (cost.base_registers_per_thread + st.peak_regs + 7) / 8 * 8;
+        struct Limit { int blocks; const char* why; };
+        Limit limits[] = {
+            {cost.max_blocks_per_sm, "blocks"},
+            {cost.max_threads_per_sm / int(std::max(1u, threads_per_block)), "threads"},
+            {cost.registers_per_sm / std::max(1, regs * int(threads_per_block)), "registers"},
+            {r_.smem_bytes ? int(cost.shared_bytes_per_sm / r_.smem_bytes) : INT32_MAX, "shared memory"},
+        };
+        const Limit* low = std::min_element(std::begin(limits), std::end(limits),
+                                            [](const Limit& a, const Limit& b) { return a.blocks < b.blocks; });
+        st.blocks_per_sm = std::max(low->blocks, 0);
+        st.occupancy_limit = low->why;
+        if (st.blocks_per_sm > 0) {
+            const uint64_t slots = uint64_t(st.blocks_per_sm) * cost.sms;
+            const uint64_t waves = (nblocks + slots - 1) / slots;
+            st.est_kernel_cycles = waves * st.max_block_cycles;
+        }
     }
+
+private:
+    RunResult& r_;
+    std::map<std::pair<std::string, int>, uint32_t> loc_ids_;
+    std::map<std::string, uint16_t> name_ids_;
+};
+
+// Blocks resident on the whole GPU at once, by threads and shared memory
+// (registers are known only after the run): the default timeline set.
+uint64_t first_wave(const CostModel& cost, unsigned threads, size_t smem_bytes, uint64_t nblocks) {
+    int per_sm = std::min(cost.max_blocks_per_sm, cost.max_threads_per_sm / int(std::max(1u, threads)));
+    if (smem_bytes) per_sm = std::min<int>(per_sm, int(cost.shared_bytes_per_sm / smem_bytes));
+    return std::min<uint64_t>(nblocks, uint64_t(std::max(per_sm, 1)) * uint64_t(cost.sms));
 }
 } // namespace
+
+void set_observer(Observer* o) { g_observer = o; }
+Observer* observer() { return g_observer; }
 
 const RunResult& last_run() { return g_last; }
 
@@ -1233,9 +1331,41 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
                                              " bytes of dynamic shared memory; a block can have at most " + std::to_string(max_smem));
 
     auto t_start = std::chrono::steady_clock::now();
+    g_last = RunResult{};
+    g_last.kernel = kernel;
+    g_last.grid = grid;
+    g_last.block = block;
+    g_last.smem_bytes = smem_bytes;
+    g_last.arch = cost.name;
+    g_last.first_wave_blocks = first_wave(cost, nthreads, smem_bytes, nblocks);
+    Observer* obs = g_observer;
+    if (obs) obs->launch_begin(g_last, cost);
+    const bool keep = options().keep_blocks;
+
+    Merger merger(g_last);
     std::vector<BlockResult> results(nblocks);
     std::atomic<uint64_t> next{0};
     std::atomic<uint64_t> first_error{UINT64_MAX};
+    std::mutex emit_mu;
+    uint64_t next_emit = 0;  // guarded by emit_mu
+    std::exception_ptr observer_error;
+    // Hands finished blocks on in block order: merged into run-wide ids, given
+    // to the observer, then kept or freed. A failed block is the last handed on.
+    auto emit_ready = [&] {
+        std::lock_guard lk(emit_mu);
+        while (next_emit < nblocks && results[next_emit].finished.load()) {
+            BlockResult& br = results[next_emit++];
+            merger.add(br);
+            if (obs && !observer_error) {
+                try { obs->block_done(br.trace, g_last); } catch (...) { observer_error = std::current_exception(); }
+            }
+            if (keep) g_last.blocks.push_back(std::move(br.trace));
+            br.trace = BlockTrace{};
+            br.locs = Interner{};
+            br.names = Interner{};
+            if (br.error) next_emit = nblocks;
+        }
+    };
     auto worker = [&] {
         StackPool stacks(options().stack_bytes);
         AlignedBuffer smem;
@@ -1244,6 +1374,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
             // Blocks after a failed one are skipped; earlier ones still run, so the
             // error reported is always the lowest-numbered failing block's.
             if (i >= nblocks || i > first_error.load()) break;
+            results[i].trace.timeline = !obs || obs->wants_timeline(i);
             try {
                 run_block(kernel, uint32_t(i), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, stacks, smem, results[i]);
             } catch (...) {
@@ -1251,6 +1382,8 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
                 uint64_t cur = first_error.load();
                 while (i < cur && !first_error.compare_exchange_weak(cur, i)) {}
             }
+            results[i].finished.store(true);
+            emit_ready();
         }
     };
     const int nt = int(std::min<uint64_t>(uint64_t(host_threads()), nblocks));
@@ -1260,23 +1393,26 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
         for (int i = 0; i < nt; ++i) pool.emplace_back(worker);
         for (auto& th : pool) th.join();
     }
+    emit_ready();
 
-    g_last = RunResult{};
-    g_last.kernel = kernel;
-    g_last.grid = grid;
-    g_last.block = block;
-    g_last.smem_bytes = smem_bytes;
-    g_last.arch = cost.name;
-    // On failure keep the blocks up to and including the failing one: what
-    // happened before the failure stays inspectable.
-    const uint64_t err = first_error.load();
-    if (err != UINT64_MAX)
-        for (uint64_t i = err + 1; i < nblocks; ++i) results[i].ran = false;
-    merge(g_last, results, cost, nthreads);
-    for (uint64_t i = 0; i < nblocks; ++i)
-        if (results[i].ran) g_last.blocks.push_back(std::move(results[i].trace));
+    merger.finish(cost, nthreads, nblocks);
     g_last.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
-    if (err != UINT64_MAX) std::rethrow_exception(results[err].error);
+    const uint64_t err = first_error.load();
+    std::exception_ptr error = err != UINT64_MAX ? results[err].error : nullptr;
+    if (obs && !observer_error) {
+        // The observer sees every failure as a SimError (other exceptions come from host code).
+        std::optional<SimError> sim_error;
+        if (error) {
+            try { std::rethrow_exception(error); }
+            catch (const SimError& e) { sim_error.emplace(e); }
+            catch (const std::exception& e) { sim_error.emplace(ErrorKind::kernel_exception, e.what()); }
+            catch (...) { sim_error.emplace(ErrorKind::kernel_exception, "unknown exception"); }
+        }
+        try { obs->launch_end(g_last, sim_error ? &*sim_error : nullptr); }
+        catch (...) { observer_error = std::current_exception(); }
+    }
+    if (error) std::rethrow_exception(error);
+    if (observer_error) std::rethrow_exception(observer_error);
     return g_last;
 }
 

@@ -61,8 +61,25 @@ struct RegRecord {
     uint16_t regs = 0;          // live registers per thread (tiles and vectors)
 };
 
+// Values of one tile at one moment (tk::snapshot), gathered from its lanes.
+struct SnapshotRecord {
+    uint64_t cycle = 0;
+    uint16_t warp = 0;
+    uint32_t loc = 0;
+    const char* label = "";
+    bool shared = false;        // a shared tile, else a register tile
+    int rows = 0, cols = 0;
+    std::vector<float> values;  // row-major
+    uint32_t lanes_seen = 0;    // lanes that contributed (register tiles)
+};
+
+// A declaration holding registers (a register tile or vector) and how many.
+struct LiveRegs { uint32_t loc = 0; int regs = 0; };
+
 struct BlockTrace {
     Dim3 block;
+    uint64_t index = 0;         // linear block index
+    bool timeline = true;       // the observer asked for a full timeline of this block
     uint64_t cycles = 0;        // when the block's last warp finished
     std::vector<Event> events;
     std::vector<SmemRecord> smem;
@@ -70,6 +87,10 @@ struct BlockTrace {
     std::vector<BarrierRecord> barriers;
     std::vector<RegRecord> regs;
     std::vector<uint16_t> warp_peak_regs;
+    std::vector<SnapshotRecord> snapshots;
+    int peak_regs = 0;                  // the block's highest live registers per thread
+    uint32_t peak_regs_loc = 0;
+    std::vector<LiveRegs> peak_live;    // what was live at that peak
 };
 
 struct Location { std::string file; int line = 0; };
@@ -93,6 +114,9 @@ struct Stats {
     int blocks_per_sm = 0;
     int peak_regs = 0;                   // live registers per thread at the peak
     uint32_t peak_regs_loc = 0;          // declaration that reached it
+    std::vector<LiveRegs> peak_live;     // declarations live at the peak
+    const char* occupancy_limit = "";    // what bounds blocks_per_sm
+    uint64_t blocks_run = 0;
 };
 
 struct RunResult {
@@ -102,8 +126,9 @@ struct RunResult {
     std::string arch;
     std::vector<Location> locations;     // id 0 = unknown
     std::vector<std::string> op_names;   // id 0 = none
-    std::vector<BlockTrace> blocks;      // in block order
+    std::vector<BlockTrace> blocks;      // in block order (empty when Options::keep_blocks is off)
     Stats stats;
+    uint64_t first_wave_blocks = 0;      // blocks resident at once, by threads and shared memory
     double wall_seconds = 0;
 };
 

@@ -19,6 +19,11 @@ struct Options {
     // probable endless loop (e.g. spinning on test_wait for a phase that never
     // completes): a livelock must not hang the simulator.
     uint64_t max_block_instructions = 20'000'000;
+    // Keep every block's events in RunResult::blocks. A trace recorder streams
+    // them instead, and a long run then needs no memory per block.
+    bool keep_blocks = true;
+    // Gather tk::snapshot() values (in blocks that get a full timeline).
+    bool snapshots = false;
 };
 Options& options();
 
@@ -32,6 +37,25 @@ struct SimError : std::runtime_error {
     SimError(ErrorKind k, const std::string& msg, std::string f = {}, int l = 0)
         : std::runtime_error(msg), kind(k), file(std::move(f)), line(l) {}
 };
+
+// Watches launches: the trace recorder. Calls come from one thread at a time,
+// blocks in order (whatever Options::host_threads is), so ids stay deterministic.
+class Observer {
+public:
+    virtual ~Observer() = default;
+    // Before any block runs. `r` holds the kernel, shape, arch and first_wave_blocks.
+    virtual void launch_begin(const RunResult& r, const CostModel& cost) { (void)r; (void)cost; }
+    // Whether block `index` gets a full timeline (others still count in every statistic).
+    virtual bool wants_timeline(uint64_t index) { (void)index; return true; }
+    // A block finished (or failed: it is then the last one). Its ids are run-wide:
+    // r.locations and r.op_names already hold every id it uses.
+    virtual void block_done(const BlockTrace& block, const RunResult& r) { (void)block; (void)r; }
+    // After the last block; `error` is set when the launch failed. r.stats is final.
+    virtual void launch_end(const RunResult& r, const SimError* error) { (void)r; (void)error; }
+};
+// The observer of the launches that follow (nullptr: none). Not owned.
+void set_observer(Observer* o);
+Observer* observer();
 
 // Runs `body` once per thread of grid x block, each thread on its own fiber.
 // Throws SimError on a fault, a deadlock or an exception in the kernel.

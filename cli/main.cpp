@@ -1,0 +1,416 @@
+// tklab: run kernels and lessons by name, read reports, export traces.
+//
+// The same file builds two programs: `tklab` runs in the CPU simulator and
+// records traces; `tklab_gpu` (built by nvcc when CUDA is found) runs the same
+// registered kernels on the GPU and times them.
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <fstream>
+#include <iostream>
+#include <sstream>
+#include <string>
+#include <unistd.h>
+#include <CLI/CLI.hpp>
+#include "tk/host/registry.h"
+#if !defined(TKLAB_GPU_BACKEND)
+#include "sim/simulator.h"
+#include "sim/trace_recorder.h"
+#include "trace/chrome_export.h"
+#include "trace/codec.h"
+#include "trace/report.h"
+#endif
+
+namespace {
+
+constexpr const char* kVersion = "tklab 0.1";
+#if defined(TKLAB_GPU_BACKEND)
+constexpr const char* kTool = "tklab_gpu";
+#else
+constexpr const char* kTool = "tklab";
+#endif
+
+// Colour only for a terminal, and never when NO_COLOR is set (no-color.org).
+bool use_color(FILE* f, const std::string& mode) {
+    if (mode == "always") return true;
+    if (mode == "never") return false;
+    const char* no = std::getenv("NO_COLOR");
+    const char* term = std::getenv("TERM");
+    return isatty(fileno(f)) && !(no && *no) && !(term && std::string(term) == "dumb");
+}
+
+struct Style {
+    bool on = false;
+    std::string bold(const std::string& s) const { return on ? "\033[1m" + s + "\033[0m" : s; }
+    std::string red(const std::string& s) const { return on ? "\033[31m" + s + "\033[0m" : s; }
+    std::string green(const std::string& s) const { return on ? "\033[32m" + s + "\033[0m" : s; }
+};
+
+[[noreturn]] void fail_usage(const std::string& msg) {
+    std::fprintf(stderr, "%s: %s\n", kTool, msg.c_str());
+    std::exit(2);
+}
+
+// A progress bar on stderr for work that takes longer than a second; drawn
+// only on a terminal, so logs and pipes stay clean.
+class Progress {
+public:
+    explicit Progress(std::string what) : what_(std::move(what)), tty_(isatty(fileno(stderr))) {}
+    ~Progress() { done(); }
+    void update(uint64_t done, uint64_t total) {
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        if (!tty_ || secs < 1.0 || total == 0) return;
+        const int width = 30, filled = int(double(done) / double(total) * width);
+        std::string bar(size_t(filled), '#');
+        bar.resize(size_t(width), '.');
+        std::fprintf(stderr, "\r%s [%s] %llu/%llu blocks  %.1f s ", what_.c_str(), bar.c_str(),
+                     (unsigned long long)done, (unsigned long long)total, secs);
+        std::fflush(stderr);
+        drawn_ = true;
+    }
+    void done() {
+        if (drawn_) std::fprintf(stderr, "\r\033[K");
+        drawn_ = false;
+    }
+    void rename(std::string what) { what_ = std::move(what); }
+
+private:
+    std::string what_;
+    bool tty_, drawn_ = false;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+// --size: "256" sets every dimension, "512x256x128" sets them in order,
+// "M=512,K=128" sets the ones named.
+tk::host::dims_t parse_size(const tk::host::program& p, const std::string& s) {
+    tk::host::dims_t out;
+    if (s.empty()) return out;
+    auto number = [&](const std::string& v) {
+        if (v.empty() || v.find_first_not_of("0123456789") != std::string::npos || v.size() > 9)
+            fail_usage("--size " + s + ": '" + v + "' is not a positive whole number");
+        return std::stoi(v);
+    };
+    if (s.find('=') != std::string::npos) {
+        std::stringstream ss(s);
+        std::string part;
+        while (std::getline(ss, part, ',')) {
+            const size_t eq = part.find('=');
+            if (eq == std::string::npos) fail_usage("--size " + s + ": '" + part + "' should look like NAME=VALUE" + p.dims_help());
+            out[part.substr(0, eq)] = number(part.substr(eq + 1));
+        }
+        return out;
+    }
+    std::vector<std::string> parts;
+    std::stringstream ss(s);
+    std::string part;
+    while (std::getline(ss, part, 'x')) parts.push_back(part);
+    if (parts.size() == 1) {
+        for (const auto& d : p.dims) out[d.name] = number(parts[0]);
+    } else if (parts.size() == p.dims.size()) {
+        for (size_t i = 0; i < parts.size(); ++i) out[p.dims[i].name] = number(parts[i]);
+    } else {
+        fail_usage("--size " + s + ": " + p.name + " takes one size for all or " + std::to_string(p.dims.size()) +
+                   " separated by 'x'" + p.dims_help());
+    }
+    return out;
+}
+
+int cmd_list() {
+    size_t w = 4;
+    for (const auto& p : tk::host::registry()) w = std::max(w, p.name.size());
+    for (const char* kind : {"kernel", "lesson"}) {
+        bool any = false;
+        for (const auto& p : tk::host::registry()) {
+            if (p.kind != kind) continue;
+            if (!any) std::printf("%ss:\n", kind);
+            any = true;
+            std::string variants;
+            for (const auto& v : p.variants) variants += (variants.empty() ? "" : "|") + v;
+            std::printf("  %-*s  %s\n  %-*s  variants %s; sizes", int(w), p.name.c_str(), p.summary.c_str(), int(w), "",
+                        variants.c_str());
+            for (const auto& d : p.dims) std::printf(" %s=%d", d.name.c_str(), d.default_value);
+            std::printf(" (multiples of %d)\n", p.dims.empty() ? 1 : p.dims[0].multiple);
+        }
+    }
+    if (tk::host::registry().empty()) std::printf("nothing registered\n");
+    return 0;
+}
+
+struct RunArgs {
+    std::string name, size, variant, trace, timeline = "first-wave", color = "auto";
+    unsigned seed = 1;
+    bool no_check = false, all_lanes = false, snapshots = false;
+    size_t top = 5;
+    int threads = 0;
+};
+
+std::vector<std::string> variants_to_run(const tk::host::program& p, const std::string& v) {
+    if (v.empty()) return {p.variants.front()};
+    if (v == "all") return p.variants;
+    for (const auto& x : p.variants)
+        if (x == v) return {v};
+    std::string known;
+    for (const auto& x : p.variants) known += " " + x;
+    fail_usage(p.name + " has no variant '" + v + "'; it has:" + known + " (or all)");
+}
+
+const tk::host::program& find_or_fail(const std::string& name) {
+    const tk::host::program* p = tk::host::find_program(name);
+    if (!p) fail_usage("nothing called '" + name + "' to run; `" + kTool + " list` shows the kernels and lessons");
+    return *p;
+}
+
+tk::host::dims_t resolve_or_fail(const tk::host::program& p, const std::string& size) {
+    try {
+        return p.resolve(parse_size(p, size));
+    } catch (const std::invalid_argument& e) {
+        fail_usage(e.what());
+    }
+}
+
+#if defined(TKLAB_GPU_BACKEND)
+
+std::string dims_text(const tk::host::dims_t& d, const tk::host::program& p) {
+    std::string s;
+    for (const auto& dim : p.dims) s += (s.empty() ? "" : " ") + dim.name + "=" + std::to_string(d.at(dim.name));
+    return s;
+}
+
+// On the GPU: each variant runs, is checked and timed.
+int cmd_run(const RunArgs& a) {
+    const auto& p = find_or_fail(a.name);
+    const auto dims = resolve_or_fail(p, a.size);
+    const auto variants = variants_to_run(p, a.variant);
+    Style st{use_color(stdout, a.color)};
+    std::printf("%s %s on the GPU, seed %u\n", p.name.c_str(), dims_text(dims, p).c_str(), a.seed);
+    bool ok = true;
+    try {
+        auto c = p.make(dims, a.seed);
+        for (const auto& v : variants) {
+            std::printf("\n== %s ==\n", v.c_str());
+            c->run(v);
+            if (!a.no_check) {
+                const auto r = c->check();
+                ok = ok && r.passed;
+                std::printf("  check       %s max relative error vs float64 reference: %.2e  %s\n", r.output.c_str(), r.max_error,
+                            r.passed ? st.green("ok").c_str() : st.red("FAILED (limit " + std::to_string(r.tolerance) + ")").c_str());
+            }
+            const double ms = c->time_ms(v);
+            if (ms > 0) {
+                std::printf("  GPU time    %.4f ms per run", ms);
+                if (p.flops) std::printf(", %.1f TFLOP/s", p.flops(dims) / (ms * 1e-3) / 1e12);
+                std::printf("\n");
+            }
+        }
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s failed: %s\n", kTool, p.name.c_str(), e.what());
+        return 1;
+    }
+    return ok ? 0 : 1;
+}
+
+#else
+
+std::string human_bytes(uint64_t b) {
+    char s[32];
+    if (b >= 10u << 20) std::snprintf(s, sizeof s, "%.1f MB", double(b) / (1 << 20));
+    else if (b >= 10u << 10) std::snprintf(s, sizeof s, "%.1f KB", double(b) / (1 << 10));
+    else std::snprintf(s, sizeof s, "%llu bytes", (unsigned long long)b);
+    return s;
+}
+
+// In the simulator: runs, checks, records the trace and prints the report.
+int cmd_run(const RunArgs& a) {
+    const auto& p = find_or_fail(a.name);
+    const auto dims = resolve_or_fail(p, a.size);
+    const auto variants = variants_to_run(p, a.variant);
+    if (!a.trace.empty()) {
+        try { tklab::trace::encoding_of(a.trace); } catch (const std::exception& e) { fail_usage(e.what()); }
+    }
+    try { tklab::sim::parse_timeline_blocks(a.timeline); } catch (const std::exception& e) { fail_usage(std::string("--timeline-blocks: ") + e.what()); }
+    if (a.threads > 0) tklab::sim::options().host_threads = a.threads;
+    tklab::sim::options().keep_blocks = false;  // the recorder streams them
+
+    Progress progress(p.name);
+    tklab::sim::RecorderOptions ro;
+    ro.path = a.trace;
+    ro.recording.timeline_blocks = a.timeline;
+    ro.recording.all_lane_addresses = a.all_lanes;
+    ro.recording.snapshots = a.snapshots;
+    ro.program = p.name;
+    ro.variant = a.variant.empty() ? variants.front() : a.variant;
+    for (const auto& [k, v] : dims) ro.problem[k] = v;
+    ro.seed = a.seed;
+    ro.progress = [&](uint64_t done, uint64_t total) { progress.update(done, total); };
+
+    std::unique_ptr<tklab::sim::TraceRecorder> rec;
+    try {
+        rec = std::make_unique<tklab::sim::TraceRecorder>(ro);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        return 1;
+    }
+    bool ok = true;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        auto c = p.make(dims, a.seed);
+        for (const auto& v : variants) {
+            progress.rename(p.name + " " + v);
+            c->run(v);
+            if (!a.no_check) {
+                const auto r = c->check();
+                ok = ok && r.passed;
+                rec->add_check({r.output, r.max_error, r.tolerance, r.passed, v});
+            }
+        }
+    } catch (const tklab::sim::SimError& e) {
+        ok = false;
+        // A failure inside a launch is already in the trace, with its block.
+        const auto& launches = rec->trace().launches;
+        if (launches.empty() || !launches.back().failure) rec->add_failure("error", e.what(), e.file, e.line);
+    } catch (const std::exception& e) {
+        ok = false;
+        rec->add_failure("error", e.what());
+    }
+    progress.done();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    try {
+        rec->close();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        ok = false;
+    }
+    tklab::trace::write_report(std::cout, rec->trace(), {use_color(stdout, a.color), a.top});
+    std::cout.flush();
+    uint64_t instructions = 0;
+    for (const auto& l : rec->trace().launches)
+        if (l.summary) instructions += l.summary->warp_instructions;
+    std::fprintf(stderr, "%s: simulated %llu warp instructions in %.2f s\n", kTool, (unsigned long long)instructions, secs);
+    if (!a.trace.empty())
+        std::fprintf(stderr, "%s: wrote %s (%s, %.1f bytes per warp instruction); `tklab report %s` shows this again\n", kTool,
+                     a.trace.c_str(), human_bytes(rec->bytes_written()).c_str(),
+                     instructions ? double(rec->bytes_written()) / double(instructions) : 0.0, a.trace.c_str());
+    return ok ? 0 : 1;
+}
+
+tklab::trace::Loaded load_or_fail(const std::string& file, bool salvage) {
+    try {
+        auto l = tklab::trace::load_trace(file, {salvage});
+        if (!l.warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, l.warning.c_str());
+        return l;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        std::exit(1);
+    }
+}
+
+int cmd_report(const std::string& file, bool salvage, size_t top, const std::string& color) {
+    auto l = load_or_fail(file, salvage);
+    tklab::trace::write_report(std::cout, l.trace, {use_color(stdout, color), top});
+    return 0;
+}
+
+int cmd_export(const std::string& file, const std::string& out, bool salvage, bool instructions) {
+    auto l = load_or_fail(file, salvage);
+    std::ofstream o(out, std::ios::binary);
+    if (!o) {
+        std::fprintf(stderr, "%s: %s: cannot create the output file\n", kTool, out.c_str());
+        return 1;
+    }
+    tklab::trace::write_chrome(o, l.trace, {instructions});
+    o.close();
+    if (!o) {
+        std::fprintf(stderr, "%s: %s: writing failed\n", kTool, out.c_str());
+        return 1;
+    }
+    std::fprintf(stderr, "%s: wrote %s; open it at https://ui.perfetto.dev (Open trace file) or chrome://tracing\n", kTool, out.c_str());
+    return 0;
+}
+
+#endif
+
+} // namespace
+
+int main(int argc, char** argv) {
+    CLI::App app{
+#if defined(TKLAB_GPU_BACKEND)
+        "tklab_gpu: runs tklab's kernels and lessons on the GPU, checks them against their CPU references and times them."
+#else
+        "tklab: runs tile kernels and lessons in the CPU simulator, checks them against their CPU references, "
+        "reports what is slow and where, and keeps traces for the visualizer and Perfetto."
+#endif
+    };
+    app.set_version_flag("--version", kVersion);
+    app.require_subcommand(1);
+    app.footer(std::string("Run `") + kTool + " COMMAND --help` for a command's options.");
+    std::string color = "auto";
+
+    auto* list = app.add_subcommand("list", "The kernels and lessons it can run, one line each");
+
+    RunArgs ra;
+    auto* run = app.add_subcommand("run", "Run a kernel or lesson by name, check it, print its report");
+    run->add_option("name", ra.name, "What to run (see `list`)")->required();
+    run->add_option("--size", ra.size, "Problem size: N for every dimension, AxBxC in order, or M=512,K=128");
+    run->add_option("--variant", ra.variant, "Which variant (default: the first listed), or all");
+    run->add_option("--seed", ra.seed, "Seed of the random inputs")->capture_default_str();
+    run->add_flag("--no-check", ra.no_check, "Skip the comparison with the CPU reference");
+    run->add_option("--color", ra.color, "Colour: auto (a terminal without NO_COLOR), always, never")
+        ->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
+#if !defined(TKLAB_GPU_BACKEND)
+    run->add_option("--trace", ra.trace, "Write the trace here: FILE.json (text) or FILE.cbor (binary, for big runs)");
+    run->add_option("--timeline-blocks", ra.timeline,
+                    "Blocks with a full timeline: first-wave, all, none, or a list like 0-3,7 (statistics always cover all)")
+        ->capture_default_str();
+    run->add_flag("--all-lanes", ra.all_lanes, "Keep per-lane addresses of every shared-memory instruction, not only conflicted ones");
+    run->add_flag("--snapshots", ra.snapshots, "Record tile values at each tk::snapshot() in the kernel");
+    run->add_option("--top", ra.top, "Rows per report section")->capture_default_str();
+    run->add_option("--threads", ra.threads, "Host threads simulating blocks (results never depend on it)");
+
+    std::string file, out;
+    bool salvage = false, no_instructions = false;
+    size_t top = 5;
+    auto* report = app.add_subcommand("report", "Print the report of a saved trace");
+    report->add_option("file", file, "A trace written by `tklab run --trace`")->required()->check(CLI::ExistingFile);
+    report->add_flag("--salvage", salvage, "Read the complete records of a truncated trace");
+    report->add_option("--top", top, "Rows per report section")->capture_default_str();
+    report->add_option("--color", color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
+
+    bool chrome = false;
+    auto* exp = app.add_subcommand("export", "Convert a trace for another tool");
+    exp->add_flag("--chrome", chrome, "Chrome trace-event JSON, for Perfetto (ui.perfetto.dev) and chrome://tracing")->required();
+    exp->add_option("file", file, "The trace to convert")->required()->check(CLI::ExistingFile);
+    exp->add_option("out", out, "The JSON file to write")->required();
+    exp->add_flag("--salvage", salvage, "Read the complete records of a truncated trace");
+    exp->add_flag("--no-instructions", no_instructions, "Only tile ops, barrier waits, conflicts and registers (much smaller)");
+
+    std::vector<std::string> view_files;
+    auto* view = app.add_subcommand("view", "Open traces in the visualizer");
+    view->add_option("files", view_files, "Traces to open")->required();
+#endif
+
+    try {
+        app.parse(argc, argv);
+    } catch (const CLI::CallForHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForAllHelp& e) {
+        return app.exit(e);
+    } catch (const CLI::CallForVersion& e) {
+        return app.exit(e);
+    } catch (const CLI::ParseError& e) {
+        app.exit(e);
+        return 2;
+    }
+    if (list->parsed()) return cmd_list();
+    if (run->parsed()) return cmd_run(ra);
+#if !defined(TKLAB_GPU_BACKEND)
+    if (report->parsed()) return cmd_report(file, salvage, top, color);
+    if (exp->parsed()) return cmd_export(file, out, salvage, !no_instructions);
+    if (view->parsed()) {
+        std::fprintf(stderr, "%s view: the visualizer is not built yet (it arrives with the next release).\n"
+                             "  Meanwhile: `tklab report FILE` prints the report, and `tklab export --chrome FILE out.json`\n"
+                             "  gives a timeline that https://ui.perfetto.dev opens.\n", kTool);
+        return 1;
+    }
+#endif
+    return 2;
+}

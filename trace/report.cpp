@@ -1,0 +1,884 @@
+// The terminal report of a trace (see report.h). Each section is one function
+// that reads a launch's Summary and writes lines through a LineWriter, which
+// keeps every line within kWidth columns whatever the trace holds.
+#include "trace/report.h"
+
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+namespace tklab::trace {
+namespace {
+
+constexpr size_t kWidth = 100;  // columns of every line
+const char* const kEllipsis = "...";
+
+// ---------------------------------------------------------------- text helpers
+
+bool is_utf8_continuation(unsigned char c) { return (c & 0xC0) == 0x80; }
+
+// Length of the ANSI escape sequence (ESC '[' ... final byte) starting at s[i], 0 if none.
+size_t ansi_length(const std::string& s, size_t i) {
+    if (s[i] != '\x1b' || i + 1 >= s.size() || s[i + 1] != '[') return 0;
+    size_t j = i + 2;
+    while (j < s.size() && !(s[j] >= 0x40 && s[j] <= 0x7e)) ++j;
+    return j < s.size() ? j - i + 1 : s.size() - i;
+}
+
+// Columns a line takes: UTF-8 code points, not counting ANSI escapes.
+size_t visible_width(const std::string& s) {
+    size_t n = 0;
+    for (size_t i = 0; i < s.size();) {
+        if (size_t a = ansi_length(s, i)) { i += a; continue; }
+        if (!is_utf8_continuation(static_cast<unsigned char>(s[i]))) ++n;
+        ++i;
+    }
+    return n;
+}
+
+// Text from the trace (names, paths, source lines, messages) may hold tabs or
+// control characters; they would break the column count or smuggle escapes in.
+std::string clean(const std::string& s) {
+    std::string r;
+    r.reserve(s.size());
+    for (char c : s) {
+        const unsigned char u = static_cast<unsigned char>(c);
+        if (c == '\t') r += ' ';
+        else if (u < 0x20 || u == 0x7f) r += '?';
+        else r += c;
+    }
+    return r;
+}
+
+// Byte offset just after the first `cols` code points of s (s holds no escapes).
+size_t byte_offset_of_column(const std::string& s, size_t cols) {
+    size_t i = 0, n = 0;
+    while (i < s.size()) {
+        if (!is_utf8_continuation(static_cast<unsigned char>(s[i]))) {
+            if (n == cols) break;
+            ++n;
+        }
+        ++i;
+    }
+    return i;
+}
+
+// Keeps the start of s within `cols` columns, ending it with "..." when cut.
+std::string fit(const std::string& s, size_t cols) {
+    std::string c = clean(s);
+    if (visible_width(c) <= cols) return c;
+    if (cols <= 3) return std::string(kEllipsis).substr(0, cols);
+    return c.substr(0, byte_offset_of_column(c, cols - 3)) + kEllipsis;
+}
+
+// Keeps the end of s (for paths: the file name and line matter most).
+std::string fit_tail(const std::string& s, size_t cols) {
+    std::string c = clean(s);
+    const size_t w = visible_width(c);
+    if (w <= cols) return c;
+    if (cols <= 3) return std::string(kEllipsis).substr(0, cols);
+    return kEllipsis + c.substr(byte_offset_of_column(c, w - (cols - 3)));
+}
+
+std::string pad(const std::string& s, size_t cols) {
+    const size_t w = visible_width(s);
+    return w >= cols ? s : s + std::string(cols - w, ' ');
+}
+
+std::string num(uint64_t v) { return std::to_string(v); }
+
+// "1 wave", "2 waves"; `plural` for nouns that take more than an "s".
+std::string count_of(uint64_t n, const std::string& noun, const std::string& plural = "") {
+    return num(n) + " " + (n == 1 ? noun : plural.empty() ? noun + "s" : plural);
+}
+
+std::string fixed(double v, int decimals) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.*f", decimals, v);
+    return buf;
+}
+
+// "12.3%" of part in whole, "?" when whole is zero.
+std::string percent(double part, double whole) {
+    if (whole <= 0) return "?";
+    return fixed(100.0 * part / whole, 1) + "%";
+}
+
+// Saturating a - b: counters of a damaged trace may have ideal > wavefronts.
+uint64_t minus(uint64_t a, uint64_t b) { return a > b ? a - b : 0; }
+
+// "0-7", "0,8,16,24", "0-3,16-19": lanes in ascending order, runs of 3+ collapsed.
+std::string lane_list(const std::vector<int>& lanes) {
+    std::string r;
+    for (size_t i = 0; i < lanes.size();) {
+        size_t j = i;
+        while (j + 1 < lanes.size() && lanes[j + 1] == lanes[j] + 1) ++j;
+        if (!r.empty()) r += ',';
+        if (j - i >= 2) {
+            r += std::to_string(lanes[i]) + "-" + std::to_string(lanes[j]);
+        } else {
+            for (size_t k = i; k <= j; ++k) r += (k > i ? "," : "") + std::to_string(lanes[k]);
+        }
+        i = j + 1;
+    }
+    return r;
+}
+
+// ---------------------------------------------------------------- output
+
+// Writes lines, adding colour only when asked, and cuts any line that would
+// still pass kWidth so the width promise holds even for unforeseen input.
+class LineWriter {
+public:
+    LineWriter(std::ostream& out, bool color) : out_(out), color_(color) {}
+
+    std::string bold(const std::string& s) const { return paint("1", s); }
+    std::string bad(const std::string& s) const { return paint("31", s); }
+    std::string good(const std::string& s) const { return paint("32", s); }
+    std::string dim(const std::string& s) const { return paint("2", s); }
+
+    // Trailing spaces are dropped: they are invisible and only make golden files brittle.
+    void line(const std::string& s = "") {
+        std::string r = cut(s);
+        while (!r.empty() && r.back() == ' ') r.pop_back();
+        out_ << r << '\n';
+    }
+
+private:
+    std::string paint(const char* code, const std::string& s) const {
+        if (!color_ || s.empty()) return s;
+        return std::string("\x1b[") + code + "m" + s + "\x1b[0m";
+    }
+
+    std::string cut(const std::string& s) const {
+        if (visible_width(s) <= kWidth) return s;
+        std::string r;
+        size_t cols = 0;
+        for (size_t i = 0; i < s.size();) {
+            if (size_t a = ansi_length(s, i)) { r.append(s, i, a); i += a; continue; }
+            const bool starts_char = !is_utf8_continuation(static_cast<unsigned char>(s[i]));
+            if (starts_char && cols == kWidth - 3) break;
+            if (starts_char) ++cols;
+            r += s[i++];
+        }
+        // Close any colour left open by the cut.
+        return r + kEllipsis + (color_ ? "\x1b[0m" : "");
+    }
+
+    std::ostream& out_;
+    bool color_;
+};
+
+// ---------------------------------------------------------------- trace lookups
+
+std::string table_name(const std::vector<std::string>& table, size_t i) {
+    return i < table.size() ? clean(table[i]) : std::string("?");
+}
+
+std::string op_name(const Trace& t, size_t op) { return table_name(t.ops, op); }
+std::string stall_name(const Trace& t, size_t s) { return table_name(t.stalls, s); }
+
+// "file:line" fitted to `cols`, keeping the end of a long path.
+std::string where(const Trace& t, uint32_t loc, size_t cols = 48) { return fit_tail(t.where(loc), cols); }
+
+const json* arch_field(const Trace& t, const char* key) {
+    if (!t.arch.is_object()) return nullptr;
+    auto it = t.arch.find(key);
+    return it == t.arch.end() ? nullptr : &*it;
+}
+
+std::optional<double> arch_number(const Trace& t, const char* key) {
+    const json* v = arch_field(t, key);
+    if (!v || !v->is_number()) return std::nullopt;
+    return v->get<double>();
+}
+
+std::optional<long long> arch_int(const Trace& t, const char* key) {
+    auto v = arch_number(t, key);
+    // Far beyond any real GPU: treat as absent rather than risk overflow in the arithmetic.
+    if (!v || !(*v > -1e12 && *v < 1e12)) return std::nullopt;
+    return static_cast<long long>(*v);
+}
+
+std::string arch_name(const Trace& t) {
+    const json* v = arch_field(t, "name");
+    return v && v->is_string() ? clean(v->get<std::string>()) : std::string("?");
+}
+
+// The problem object as "K=512 M=512 N=512" (a non-object prints as JSON).
+std::string problem_text(const json& p) {
+    if (!p.is_object()) return p.is_null() ? std::string() : p.dump();
+    std::string r;
+    for (auto it = p.begin(); it != p.end(); ++it) {
+        if (!r.empty()) r += ' ';
+        r += it.key() + "=" + (it->is_string() ? it->get<std::string>() : it->dump());
+    }
+    return r;
+}
+
+std::string dim3(const Dim3& d) { return num(d.x) + "x" + num(d.y) + "x" + num(d.z); }
+
+uint64_t threads_per_block(const Launch& l) { return uint64_t(l.block.x) * l.block.y * l.block.z; }
+
+// The source line under a location, as "     | text", or nothing when unknown.
+void source_line(LineWriter& w, const Trace& t, uint32_t loc, const std::string& indent) {
+    const std::string text = t.line_text(loc);
+    if (text.empty()) return;
+    const std::string lead = indent + "| ";
+    w.line(lead + w.dim(fit(text, kWidth - lead.size())));
+}
+
+// Says how many rows a section left out.
+void more_rows(LineWriter& w, size_t shown, size_t total, const std::string& one, const std::string& many) {
+    if (total > shown) w.line("  ... and " + count_of(total - shown, "more " + one, "more " + many));
+}
+
+// Items joined by ", " over as many lines as needed, never splitting an item.
+void write_wrapped_list(LineWriter& w, const std::vector<std::string>& items, const std::string& indent) {
+    std::string line;
+    for (const std::string& raw : items) {
+        const std::string item = fit(raw, kWidth - indent.size() - 1);
+        if (!line.empty() && indent.size() + visible_width(line) + 2 + visible_width(item) + 1 > kWidth) {
+            w.line(indent + line + ",");
+            line.clear();
+        }
+        line += (line.empty() ? "" : ", ") + item;
+    }
+    if (!line.empty()) w.line(indent + line);
+}
+
+// ---------------------------------------------------------------- bank lanes
+
+bool is_matrix_op(const std::string& name) {
+    return name.rfind("ldmatrix", 0) == 0 || name.rfind("stmatrix", 0) == 0;
+}
+
+// A group of lanes the hardware serves together; only words within a phase can collide.
+struct Phase {
+    int first_lane = 0, lanes = 32;
+    int words_per_lane = 1;
+    std::string label;
+};
+
+// The phases of one instruction, by the same rules as sim/banks.cpp (Nsight Compute's):
+// plain accesses of 8 or 16 bytes move at most 128 bytes per phase, and ldmatrix
+// serves one 8x8 matrix (8 row addresses of 16 bytes) per phase. Empty: unknown shape.
+std::vector<Phase> phases_of(bool matrix, int aux) {
+    std::vector<Phase> ph;
+    if (matrix) {
+        if (aux != 1 && aux != 2 && aux != 4) return ph;
+        for (int m = 0; m < aux; ++m)
+            ph.push_back({8 * m, 8, 4, "matrix " + std::to_string(m) + " (lanes " + std::to_string(8 * m) + "-" +
+                                           std::to_string(8 * m + 7) + ")"});
+        return ph;
+    }
+    if (aux <= 4) return {{0, 32, 1, "all 32 lanes"}};
+    if (aux != 8 && aux != 16) return ph;
+    const int wpl = aux / 4, lanes = 32 / wpl;
+    for (int p = 0; p < wpl; ++p)
+        ph.push_back({p * lanes, lanes, wpl,
+                      "lanes " + std::to_string(p * lanes) + "-" + std::to_string(p * lanes + lanes - 1) + " (phase " +
+                          std::to_string(p + 1) + " of " + std::to_string(wpl) + ")"});
+    return ph;
+}
+
+struct BankCollision {
+    int bank = 0;
+    std::vector<uint32_t> words;  // distinct words, ascending
+    std::vector<int> lanes;       // lanes touching them, ascending
+};
+
+struct PhaseCollisions {
+    const Phase* phase = nullptr;
+    int worst_way = 0;
+    std::vector<BankCollision> banks;  // banks with 2+ distinct words, most first
+};
+
+PhaseCollisions collisions_in(const Phase& p, uint32_t mask, const std::vector<uint32_t>& addr) {
+    std::map<int, std::set<uint32_t>> words;
+    std::map<int, std::set<int>> lanes;
+    for (int l = p.first_lane; l < p.first_lane + p.lanes && l < 32; ++l) {
+        if (!((mask >> l) & 1u)) continue;
+        for (int k = 0; k < p.words_per_lane; ++k) {
+            const uint32_t word = addr[size_t(l)] / 4 + uint32_t(k);
+            const int bank = int(word % 32);
+            words[bank].insert(word);  // a set: lanes on the same word broadcast
+            lanes[bank].insert(l);
+        }
+    }
+    PhaseCollisions pc;
+    pc.phase = &p;
+    for (const auto& [bank, ws] : words) {
+        pc.worst_way = std::max(pc.worst_way, int(ws.size()));
+        if (ws.size() < 2) continue;
+        pc.banks.push_back({bank, {ws.begin(), ws.end()}, {lanes[bank].begin(), lanes[bank].end()}});
+    }
+    std::stable_sort(pc.banks.begin(), pc.banks.end(), [](const BankCollision& a, const BankCollision& b) {
+        return a.words.size() > b.words.size();  // ties keep ascending bank order
+    });
+    return pc;
+}
+
+// "(8 distinct words, 128 bytes apart)": an even spacing hints at the row stride to change.
+std::string words_note(const std::vector<uint32_t>& words) {
+    std::string r = num(words.size()) + " distinct words";
+    if (words.size() >= 2) {
+        const uint64_t step = uint64_t(words[1] - words[0]) * 4;
+        bool even = true;
+        for (size_t i = 2; i < words.size(); ++i) even = even && uint64_t(words[i] - words[i - 1]) * 4 == step;
+        if (even) r += ", " + num(step) + " bytes apart";
+    }
+    return r;
+}
+
+// Which lanes collide in which bank in the worst recorded execution of a site.
+void write_colliding_lanes(LineWriter& w, const Trace& t, const SmemSite& s, const std::string& indent) {
+    const std::string name = op_name(t, s.op);
+    if (s.worst_lanes.empty()) {
+        w.line(indent + "colliding lanes: unknown (lane addresses were not recorded for this site)");
+        return;
+    }
+    if (s.worst_lanes.size() != 32 || name == "?") {
+        w.line(indent + "colliding lanes: unknown (the recorded worst execution is incomplete)");
+        return;
+    }
+    const bool matrix = is_matrix_op(name);
+    const std::vector<Phase> phases = phases_of(matrix, s.worst_aux);
+    if (phases.empty()) {
+        w.line(indent + "colliding lanes: unknown (" + num(s.worst_aux) +
+               (matrix ? " matrices" : " bytes per lane") + " is not a shape the banks analysis knows)");
+        return;
+    }
+    PhaseCollisions worst;
+    for (const Phase& p : phases) {
+        PhaseCollisions pc = collisions_in(p, s.worst_mask, s.worst_lanes);
+        if (pc.worst_way > worst.worst_way) worst = std::move(pc);
+    }
+    if (worst.banks.empty()) {
+        w.line(indent + "colliding lanes: none in the recorded addresses (each bank gets one word per phase)");
+        return;
+    }
+    w.line(indent + "worst execution, " + worst.phase->label + ": " + num(uint64_t(worst.worst_way)) + "-way");
+    constexpr size_t kMaxBanks = 3;
+    for (size_t i = 0; i < worst.banks.size() && i < kMaxBanks; ++i) {
+        const BankCollision& b = worst.banks[i];
+        const std::string head = indent + "  bank " + std::to_string(b.bank) + ": lanes ";
+        const std::string tail = " (" + words_note(b.words) + ")";
+        w.line(head + fit(lane_list(b.lanes), kWidth - head.size() - tail.size()) + w.bad(tail));
+    }
+    if (worst.banks.size() > kMaxBanks)
+        w.line(indent + "  ... and " + count_of(worst.banks.size() - kMaxBanks, "more bank") + " with collisions");
+}
+
+// ---------------------------------------------------------------- bank histogram
+
+// One character per bank, ▁..█ scaled to the busiest bank, '·' for an untouched one.
+std::string bank_bars(const std::array<uint64_t, 32>& words) {
+    static const char* const kBars[8] = {"▁", "▂", "▃", "▄", "▅", "▆", "▇", "█"};
+    const uint64_t top = *std::max_element(words.begin(), words.end());
+    std::string r;
+    for (uint64_t v : words) {
+        if (v == 0 || top == 0) { r += "·"; continue; }
+        // ceil(8 v / top) in 1..8 (long double: v * 8 could overflow 64 bits)
+        const long double level = (static_cast<long double>(v) * 8) / top;
+        int idx = int(level);
+        if (level > idx) ++idx;
+        r += kBars[std::clamp(idx, 1, 8) - 1];
+    }
+    return r;
+}
+
+// Bank numbers every 4 banks, aligned under bank_bars: "0   4   8   12  16 ...".
+std::string bank_ruler() {
+    std::string r;
+    for (int b = 0; b < 32; b += 4) r += pad(std::to_string(b), 4);
+    return r;
+}
+
+void write_bank_histogram(LineWriter& w, const SmemSite& s, const std::string& indent) {
+    const auto top = std::max_element(s.bank_words.begin(), s.bank_words.end());
+    const std::string label = indent + "words per bank ";
+    w.line(label + bank_bars(s.bank_words) + "  max " + num(*top) + " in bank " +
+           std::to_string(top - s.bank_words.begin()));
+    w.line(std::string(label.size(), ' ') + bank_ruler());
+}
+
+// ---------------------------------------------------------------- sections
+
+void heading(LineWriter& w, const std::string& title) {
+    w.line();
+    w.line(w.bold(title));
+}
+
+// Shared-memory totals over the four instruction kinds the banks analysis covers.
+SmemTotals smem_total(const Summary& s) {
+    SmemTotals r;
+    for (const SmemTotals* k : {&s.ld_shared, &s.st_shared, &s.ldmatrix, &s.stmatrix}) {
+        r.instructions += k->instructions;
+        r.wavefronts += k->wavefronts;
+        r.ideal += k->ideal;
+        r.max_way = std::max(r.max_way, k->max_way);
+    }
+    return r;
+}
+
+uint64_t line_total(const LineStalls& ls) {
+    uint64_t n = 0;
+    for (uint64_t c : ls.cycles) n += c;
+    return n;
+}
+
+// The stall reason with the most cycles on a line, "?" when there are none.
+std::string main_reason(const Trace& t, const LineStalls& ls) {
+    size_t best = ls.cycles.size();
+    for (size_t i = 0; i < ls.cycles.size(); ++i)
+        if (ls.cycles[i] > 0 && (best == ls.cycles.size() || ls.cycles[i] > ls.cycles[best])) best = i;
+    return best == ls.cycles.size() ? std::string("?") : stall_name(t, best);
+}
+
+// Sites with conflicts, worst first; ties by location then instruction, so the order is fixed.
+std::vector<const SmemSite*> conflict_sites(const Summary& s) {
+    std::vector<const SmemSite*> r;
+    for (const SmemSite& site : s.smem_sites)
+        if (minus(site.wavefronts, site.ideal) > 0) r.push_back(&site);
+    std::sort(r.begin(), r.end(), [](const SmemSite* a, const SmemSite* b) {
+        const uint64_t ca = minus(a->wavefronts, a->ideal), cb = minus(b->wavefronts, b->ideal);
+        if (ca != cb) return ca > cb;
+        if (a->loc != b->loc) return a->loc < b->loc;
+        return a->op < b->op;
+    });
+    return r;
+}
+
+std::vector<const LineStalls*> stalled_lines(const Summary& s) {
+    std::vector<const LineStalls*> r;
+    for (const LineStalls& ls : s.line_stalls)
+        if (line_total(ls) > 0) r.push_back(&ls);
+    std::sort(r.begin(), r.end(), [](const LineStalls* a, const LineStalls* b) {
+        const uint64_t ta = line_total(*a), tb = line_total(*b);
+        return ta != tb ? ta > tb : a->loc < b->loc;
+    });
+    return r;
+}
+
+uint64_t site_total(const BarrierSite& b) {
+    uint64_t n = 0;
+    for (const BarrierWarpStats& ws : b.warps) n += ws.total;
+    return n;
+}
+
+std::string barrier_kind(const BarrierSite& b) {
+    return b.mbarrier ? std::string("mbarrier") : "bar.sync " + std::to_string(b.id);
+}
+
+// Estimated registers per thread: tiles' registers plus the cost model's guess for the rest.
+struct RegisterEstimate {
+    long long base = 0, total = 0;
+};
+
+RegisterEstimate register_estimate(const Trace& t, const Summary& s) {
+    const long long base = arch_int(t, "base_registers_per_thread").value_or(0);
+    return {base, base + s.peak_regs};
+}
+
+void write_header(LineWriter& w, const Trace& t, size_t index, const Launch& l) {
+    w.line();
+    const std::string title = "Launch " + num(index) + ": " + fit(l.kernel.empty() ? "?" : l.kernel, 40);
+    w.line(w.bold(title) + "  grid " + dim3(l.grid) + "  block " + dim3(l.block) + "  shared " +
+           num(l.smem_bytes) + " B");
+    std::string ctx;
+    if (!t.program.empty()) ctx += "program " + t.program + "  ";
+    if (!t.variant.empty()) ctx += "variant " + t.variant + "  ";
+    const std::string problem = problem_text(t.problem);
+    if (!problem.empty()) ctx += "problem " + problem + "  ";
+    ctx += "cost model " + arch_name(t);
+    w.line("  " + fit(ctx, kWidth - 2));
+    if (l.failure)
+        w.line("  " + w.bad("FAILED: " + fit(l.failure->kind, 30)) + " (the message is under Failures below)");
+}
+
+void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary& s) {
+    heading(w, "Summary");
+    auto row = [&](const std::string& label, const std::string& value) { w.line("  " + pad(label, 20) + value); };
+    const std::string blank(22, ' ');
+
+    const auto mhz = arch_number(t, "clock_mhz");
+    const std::string time = mhz && *mhz > 0 ? fixed(double(s.est_kernel_cycles) / *mhz, 2) + " us" : "? us";
+    row("estimated time", time + " = " + num(s.est_kernel_cycles) + " cycles at " +
+                              (mhz ? fixed(*mhz, 0) : std::string("?")) + " MHz");
+    std::string waves;
+    if (s.max_block_cycles > 0 && s.est_kernel_cycles % s.max_block_cycles == 0)
+        waves = " x " + count_of(s.est_kernel_cycles / s.max_block_cycles, "wave");
+    const std::string limit = s.occupancy_limit.empty() ? "?" : clean(s.occupancy_limit);
+    const std::string occupancy =
+        s.blocks_per_sm > 0 ? num(uint64_t(s.blocks_per_sm)) + " blocks/SM (limited by " + limit + ")"
+                            : w.bad("a block does not fit on an SM (limited by " + limit + ")");
+    w.line(blank + "slowest block " + num(s.max_block_cycles) + " cycles" + waves + ", " + occupancy);
+    row("blocks", num(s.blocks) + " of " + num(uint64_t(l.grid.x) * l.grid.y * l.grid.z) + " in the grid ran");
+    row("warp instructions", num(s.warp_instructions));
+
+    const SmemTotals sm = smem_total(s);
+    const uint64_t extra = minus(sm.wavefronts, sm.ideal);
+    if (sm.ideal == 0 && sm.wavefronts == 0) {
+        row("shared wavefronts", "none (no shared-memory loads or stores)");
+    } else {
+        const std::string verdict = extra > 0 ? w.bad("+" + percent(double(extra), double(sm.ideal)) +
+                                                      " extra from bank conflicts")
+                                              : w.good("no bank conflicts");
+        row("shared wavefronts", num(sm.wavefronts) + " achieved vs " + num(sm.ideal) + " ideal: " + verdict);
+    }
+    row("barrier wait", percent(double(s.barrier_wait_cycles), double(s.warp_cycles)) + " of warp time (" +
+                            num(s.barrier_wait_cycles) + " of " + num(s.warp_cycles) + " warp-cycles)");
+    const RegisterEstimate regs = register_estimate(t, s);
+    row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (+" +
+                              std::to_string(regs.base) + " base = about " + std::to_string(regs.total) + ")");
+
+    // Pointers to the sections below, so a student knows where to look first.
+    const auto lines = stalled_lines(s);
+    if (!lines.empty())
+        row("most stalled line", where(t, lines[0]->loc, 50) + ", " + num(line_total(*lines[0])) +
+                                     " cycles, mostly " + main_reason(t, *lines[0]));
+    const auto sites = conflict_sites(s);
+    if (!sites.empty())
+        row("worst conflict", where(t, sites[0]->loc, 50) + ", " +
+                                  w.bad(num(sites[0]->max_way) + "-way " + op_name(t, sites[0]->op)));
+}
+
+void write_conflict_site(LineWriter& w, const Trace& t, size_t rank, const SmemSite& s) {
+    const uint64_t extra = minus(s.wavefronts, s.ideal);
+    w.line("  " + num(rank) + ". " + where(t, s.loc) + "  " + op_name(t, s.op) + "  " +
+           w.bad(num(s.max_way) + "-way"));
+    source_line(w, t, s.loc, "     ");
+    const std::string per_run =
+        s.count > 0 ? fixed(double(s.wavefronts) / double(s.count), 2) + " wavefronts per run where " +
+                          fixed(double(s.ideal) / double(s.count), 2) + " would do"
+                    : std::string("? wavefronts per run");
+    w.line("     ran " + num(s.count) + " times, " + per_run + ": " +
+           w.bad("+" + num(extra) + " (" + percent(double(extra), double(s.ideal)) + ")"));
+    write_bank_histogram(w, s, "     ");
+    write_colliding_lanes(w, t, s, "     ");
+}
+
+void write_conflicts(LineWriter& w, const Trace& t, const Summary& s, const ReportOptions& opt) {
+    const auto sites = conflict_sites(s);
+    if (sites.empty()) {
+        heading(w, "Bank conflicts");
+        w.line("  " + w.good("no bank conflicts") + ": " + num(s.ldmatrix.instructions) + " ldmatrix, " +
+               num(s.stmatrix.instructions) + " stmatrix, " + num(s.ld_shared.instructions) + " ld.shared, " +
+               num(s.st_shared.instructions) + " st.shared, each one wavefront per phase");
+        return;
+    }
+    heading(w, "Bank conflicts (" + count_of(sites.size(), "site") + ", worst first)");
+    size_t shown = 0;
+    for (; shown < sites.size() && shown < opt.top; ++shown)
+        write_conflict_site(w, t, shown + 1, *sites[shown]);
+    more_rows(w, shown, sites.size(), "site with conflicts", "sites with conflicts");
+}
+
+void write_warp_table(LineWriter& w, const BarrierSite& b, size_t max_rows) {
+    std::vector<size_t> order;
+    for (size_t i = 0; i < b.warps.size(); ++i) order.push_back(i);
+    const bool all = order.size() <= max_rows;
+    // When not every warp fits, show the ones that waited most.
+    if (!all)
+        std::stable_sort(order.begin(), order.end(),
+                         [&](size_t x, size_t y) { return b.warps[x].total > b.warps[y].total; });
+    char buf[160];
+    std::snprintf(buf, sizeof buf, "     %5s %8s %14s %10s %13s", "warp", "waits", "total cycles", "longest",
+                  "arrived last");
+    w.line(buf);
+    for (size_t i = 0; i < order.size() && i < max_rows; ++i) {
+        const BarrierWarpStats& ws = b.warps[order[i]];
+        std::snprintf(buf, sizeof buf, "     %5zu %8" PRIu64 " %14" PRIu64 " %10" PRIu64 " %13" PRIu64, order[i],
+                      ws.waits, ws.total, ws.longest, ws.arrived_last);
+        w.line(buf);
+    }
+    if (!all) w.line("     ... " + count_of(order.size() - max_rows, "more warp") + " (most waiting shown)");
+}
+
+void write_last_arrival(LineWriter& w, const BarrierSite& b) {
+    uint64_t releases = 0;
+    size_t last = 0;
+    for (size_t i = 0; i < b.warps.size(); ++i) {
+        releases += b.warps[i].arrived_last;
+        if (b.warps[i].arrived_last > b.warps[last].arrived_last) last = i;
+    }
+    if (releases == 0) {
+        w.line("     no record of which warp arrived last");
+        return;
+    }
+    w.line("     warp " + num(last) + " arrived last most often (" + num(b.warps[last].arrived_last) + " of " +
+           num(releases) + " times): the others waited for it");
+}
+
+void write_barriers(LineWriter& w, const Trace& t, const Summary& s, const ReportOptions& opt) {
+    std::vector<const BarrierSite*> sites;
+    for (const BarrierSite& b : s.barrier_sites) sites.push_back(&b);
+    std::sort(sites.begin(), sites.end(), [](const BarrierSite* a, const BarrierSite* b) {
+        const uint64_t ta = site_total(*a), tb = site_total(*b);
+        if (ta != tb) return ta > tb;
+        if (a->loc != b->loc) return a->loc < b->loc;
+        if (a->mbarrier != b->mbarrier) return b->mbarrier;
+        return a->id < b->id;
+    });
+    if (sites.empty()) {
+        heading(w, "Barrier waits");
+        w.line("  no barrier waits");
+        return;
+    }
+    heading(w, "Barrier waits (" + count_of(sites.size(), "site") + ", most waiting first)");
+    uint64_t all_sites = 0;  // the share's whole: the same waits, however the summary was made
+    for (const BarrierSite* b : sites) all_sites += site_total(*b);
+    constexpr size_t kMaxWarpRows = 8;  // a 32-warp block would drown the section
+    size_t shown = 0;
+    for (; shown < sites.size() && shown < opt.top; ++shown) {
+        const BarrierSite& b = *sites[shown];
+        const uint64_t total = site_total(b);
+        w.line("  " + num(shown + 1) + ". " + where(t, b.loc) + "  " + barrier_kind(b) + "  " + num(total) +
+               " cycles waited (" + percent(double(total), double(all_sites)) + " of all)");
+        source_line(w, t, b.loc, "     ");
+        if (b.warps.empty()) {
+            w.line("     no waits recorded");
+            continue;
+        }
+        write_warp_table(w, b, kMaxWarpRows);
+        write_last_arrival(w, b);
+    }
+    more_rows(w, shown, sites.size(), "barrier site", "barrier sites");
+}
+
+void write_live_tiles(LineWriter& w, const Trace& t, const Summary& s, const ReportOptions& opt) {
+    if (s.peak_live.empty()) {
+        w.line("  live tiles at the peak: not recorded");
+        return;
+    }
+    std::vector<const LiveTile*> tiles;
+    for (const LiveTile& lt : s.peak_live) tiles.push_back(&lt);
+    std::sort(tiles.begin(), tiles.end(), [](const LiveTile* a, const LiveTile* b) {
+        return a->regs != b->regs ? a->regs > b->regs : a->loc < b->loc;
+    });
+    w.line("  live tiles at the peak (registers per thread, where declared):");
+    size_t shown = 0;
+    for (; shown < tiles.size() && shown < opt.top; ++shown) {
+        const LiveTile& lt = *tiles[shown];
+        char regs[32];
+        std::snprintf(regs, sizeof regs, "    %5d  ", lt.regs);
+        const std::string at = where(t, lt.loc, 40);
+        const std::string text = t.line_text(lt.loc);
+        const std::string head = regs + pad(at, 24);
+        w.line(head + (text.empty() ? "" : "  " + w.dim(fit(text, kWidth - visible_width(head) - 2))));
+    }
+    more_rows(w, shown, tiles.size(), "live tile", "live tiles");
+}
+
+void write_register_limit(LineWriter& w, const Trace& t, const RegisterEstimate& regs) {
+    const auto max_regs = arch_int(t, "max_registers_per_thread");
+    const std::string est = "estimate " + std::to_string(regs.total) + " per thread (" +
+                            std::to_string(regs.total - regs.base) + " tiles + " + std::to_string(regs.base) +
+                            " base)";
+    if (!max_regs) {
+        w.line("  " + est + "; the cost model gives no per-thread limit");
+    } else if (regs.total > *max_regs) {
+        w.line("  " + est + w.bad(" exceeds the limit of " + std::to_string(*max_regs)) +
+               ": the compiler would spill to local memory");
+    } else {
+        w.line("  " + est + " of " + std::to_string(*max_regs) + " allowed: " + w.good("ok"));
+    }
+}
+
+// Blocks/SM that registers allow, and what the next step would take.
+void write_register_occupancy(LineWriter& w, const Trace& t, const Launch& l, const Summary& s,
+                              const RegisterEstimate& regs) {
+    const auto per_sm = arch_int(t, "registers_per_sm");
+    const long long threads = static_cast<long long>(threads_per_block(l));
+    constexpr long long kMaxThreads = 1 << 20;  // far above CUDA's 1024; guards the products below
+    if (!per_sm || *per_sm <= 0 || threads <= 0 || threads > kMaxThreads || regs.total > (1LL << 30)) {
+        w.line("  blocks/SM by registers: unknown (no registers_per_sm in the cost model, or an odd block)");
+        return;
+    }
+    // Registers are allocated per thread in units of 8.
+    const long long alloc = std::max(8LL, (regs.total + 7) / 8 * 8);
+    const long long per_block = alloc * threads;
+    const long long blocks = *per_sm / per_block;
+    w.line("  by registers: " + std::to_string(alloc) + "/thread (rounded to 8) x " + std::to_string(threads) +
+           " threads = " + std::to_string(per_block) + " of " + std::to_string(*per_sm) + " per SM -> " +
+           std::to_string(blocks) + " blocks/SM");
+    const long long next_alloc = *per_sm / ((blocks + 1) * threads) / 8 * 8;
+    if (next_alloc - regs.base <= 0) {
+        w.line("  " + std::to_string(blocks + 1) + " blocks/SM are out of reach by registers alone");
+    } else {
+        w.line("  " + std::to_string(blocks + 1) + " blocks/SM would need at most " + std::to_string(next_alloc) +
+               " registers per thread (" + std::to_string(next_alloc - regs.base) + " from tiles, " +
+               std::to_string(regs.total - next_alloc) + " fewer than now)");
+    }
+    if (!s.occupancy_limit.empty() && s.occupancy_limit != "registers")
+        w.line("  registers are not the limit now: " + fit(s.occupancy_limit, 30) + " is (" +
+               std::to_string(s.blocks_per_sm) + " blocks/SM)");
+}
+
+void write_registers(LineWriter& w, const Trace& t, const Launch& l, const Summary& s, const ReportOptions& opt) {
+    heading(w, "Registers");
+    const RegisterEstimate regs = register_estimate(t, s);
+    w.line("  peak " + std::to_string(s.peak_regs) + " registers per thread held by tiles, at " +
+           where(t, s.peak_regs_loc));
+    source_line(w, t, s.peak_regs_loc, "    ");
+    write_live_tiles(w, t, s, opt);
+    write_register_limit(w, t, regs);
+    write_register_occupancy(w, t, l, s, regs);
+}
+
+// (reason index, cycles) with cycles > 0, most first.
+std::vector<std::pair<size_t, uint64_t>> reasons_by_cycles(const std::vector<uint64_t>& cycles) {
+    std::vector<std::pair<size_t, uint64_t>> r;
+    for (size_t i = 0; i < cycles.size(); ++i)
+        if (cycles[i] > 0) r.emplace_back(i, cycles[i]);
+    std::stable_sort(r.begin(), r.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+    return r;
+}
+
+void write_stall_totals(LineWriter& w, const Trace& t, const Summary& s) {
+    const auto reasons = reasons_by_cycles(s.stall_cycles);
+    uint64_t all = 0;
+    for (const auto& r : reasons) all += r.second;
+    w.line("  all lines: " + num(all) + " stalled warp-cycles");
+    for (const auto& [reason, cycles] : reasons) {
+        char buf[64];
+        std::snprintf(buf, sizeof buf, " %14" PRIu64 " %7s", cycles, percent(double(cycles), double(all)).c_str());
+        w.line("    " + pad(fit(stall_name(t, reason), 24), 24) + buf);
+    }
+}
+
+void write_stalls(LineWriter& w, const Trace& t, const Summary& s, const ReportOptions& opt) {
+    const auto lines = stalled_lines(s);
+    const auto totals = reasons_by_cycles(s.stall_cycles);
+    if (lines.empty() && totals.empty()) {
+        heading(w, "Stalls");
+        w.line("  no stalls recorded");
+        return;
+    }
+    heading(w, "Stalls (cycles warps waited before issuing, by line, most first)");
+    write_stall_totals(w, t, s);
+    size_t shown = 0;
+    for (; shown < lines.size() && shown < opt.top; ++shown) {
+        const LineStalls& ls = *lines[shown];
+        w.line("  " + num(shown + 1) + ". " + where(t, ls.loc) + "  " + num(line_total(ls)) + " cycles over " +
+               count_of(ls.instructions, "instruction"));
+        source_line(w, t, ls.loc, "     ");
+        std::vector<std::string> by;
+        for (const auto& [reason, cycles] : reasons_by_cycles(ls.cycles))
+            by.push_back(stall_name(t, reason) + " " + num(cycles));
+        write_wrapped_list(w, by, "     ");
+    }
+    more_rows(w, shown, lines.size(), "stalled line", "stalled lines");
+}
+
+void write_launch(LineWriter& w, const Trace& t, size_t index, const Launch& l, const ReportOptions& opt) {
+    write_header(w, t, index, l);
+    if (!l.summary) {
+        w.line("  " + w.bad("no summary: the trace ends early") + " (" + num(l.blocks.size()) +
+               " blocks recorded before it stopped)");
+        return;
+    }
+    const Summary& s = *l.summary;
+    write_summary(w, t, l, s);
+    write_conflicts(w, t, s, opt);
+    write_barriers(w, t, s, opt);
+    write_registers(w, t, l, s, opt);
+    write_stalls(w, t, s, opt);
+}
+
+std::string sci(double v) {
+    char buf[64];
+    std::snprintf(buf, sizeof buf, "%.3g", v);
+    return buf;
+}
+
+void write_checks(LineWriter& w, const Trace& t) {
+    heading(w, "Checks");
+    if (t.checks.empty()) {
+        w.line("  no checks");
+        return;
+    }
+    for (const Check& c : t.checks) {
+        const std::string verdict = c.passed ? w.good("PASS") : w.bad("FAIL");
+        std::string line = "  " + verdict + "  " + fit(c.output.empty() ? "?" : c.output, 30);
+        if (!c.variant.empty()) line += "  variant " + fit(c.variant, 24);
+        line += "  max error " + sci(c.max_error) + (c.max_error <= c.tolerance ? " <= " : " > ") + "tolerance " +
+                sci(c.tolerance);
+        w.line(line);
+    }
+}
+
+// Messages are printed whole: long lines wrap (at a space when there is one) instead of being cut.
+void write_message(LineWriter& w, std::string message, const std::string& indent) {
+    while (!message.empty() && (message.back() == '\n' || message.back() == '\r')) message.pop_back();
+    if (message.empty()) {
+        w.line(indent + "(no message)");
+        return;
+    }
+    const size_t cols = kWidth - indent.size();
+    size_t start = 0;
+    while (start <= message.size()) {
+        size_t end = message.find('\n', start);
+        if (end == std::string::npos) end = message.size();
+        std::string rest = clean(message.substr(start, end - start));
+        if (rest.empty()) w.line();  // keep the message's blank lines, without trailing spaces
+        while (!rest.empty()) {
+            if (visible_width(rest) <= cols) { w.line(indent + rest); break; }
+            size_t cut = byte_offset_of_column(rest, cols);
+            const size_t space = rest.rfind(' ', cut);
+            if (space != std::string::npos && space > 0) cut = space;
+            w.line(indent + rest.substr(0, cut));
+            rest = rest.substr(cut < rest.size() && rest[cut] == ' ' ? cut + 1 : cut);
+        }
+        start = end + 1;
+    }
+}
+
+void write_failure(LineWriter& w, const Trace& t, const std::string& scope, const Failure& f) {
+    std::string head = "  " + scope + ": " + w.bad(fit(f.kind.empty() ? "?" : f.kind, 30)) + " at " + where(t, f.loc, 50);
+    if (f.block >= 0) head += ", block " + std::to_string(f.block);
+    w.line(head);
+    write_message(w, f.message, "      ");
+}
+
+void write_failures(LineWriter& w, const Trace& t) {
+    heading(w, "Failures");
+    bool any = false;
+    for (size_t i = 0; i < t.launches.size(); ++i) {
+        const Launch& l = t.launches[i];
+        if (!l.failure) continue;
+        write_failure(w, t, "launch " + num(i) + " " + fit(l.kernel, 30), *l.failure);
+        any = true;
+    }
+    if (t.failure) {
+        write_failure(w, t, "run", *t.failure);
+        any = true;
+    }
+    if (!any) w.line("  " + w.good("no failures"));
+}
+
+void write_title(LineWriter& w, const Trace& t) {
+    std::string title = "tklab trace report";
+    if (!t.producer.empty()) title += " (" + fit(t.producer, 40) + ")";
+    w.line(w.bold(title) + "  " + count_of(t.launches.size(), "launch", "launches") + ", seed " + num(t.seed));
+    if (!t.complete) w.line(w.bad("the trace file was not closed: the run stopped before the trace was finished"));
+}
+
+} // namespace
+
+void write_report(std::ostream& out, const Trace& t, const ReportOptions& opt) {
+    LineWriter w(out, opt.color);
+    write_title(w, t);
+    for (size_t i = 0; i < t.launches.size(); ++i) write_launch(w, t, i, t.launches[i], opt);
+    if (t.launches.empty()) w.line("no launches");
+    write_checks(w, t);
+    write_failures(w, t);
+}
+
+} // namespace tklab::trace

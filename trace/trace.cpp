@@ -1,0 +1,36 @@
+// Small helpers of the in-memory trace.
+#include "trace/trace.h"
+
+namespace tklab::trace {
+
+std::string Trace::where(uint32_t loc) const {
+    if (loc == 0 || loc >= locations.size()) return "?";
+    const Location& l = locations[loc];
+    const std::string& path = l.file < files.size() ? files[l.file].path : std::string("?");
+    return path + ":" + std::to_string(l.line);
+}
+
+std::string Trace::line_text(uint32_t loc) const {
+    if (loc == 0 || loc >= locations.size()) return {};
+    const Location& l = locations[loc];
+    if (l.file >= files.size() || !files[l.file].text || l.line <= 0) return {};
+    const std::string& t = *files[l.file].text;
+    size_t pos = 0;
+    for (int i = 1; i < l.line; ++i) {
+        pos = t.find('\n', pos);
+        if (pos == std::string::npos) return {};
+        ++pos;
+    }
+    size_t end = t.find('\n', pos);
+    std::string s = t.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
+    size_t a = s.find_first_not_of(" \t"), b = s.find_last_not_of(" \t\r");
+    return a == std::string::npos ? std::string() : s.substr(a, b - a + 1);
+}
+
+int Trace::op_index(const std::string& name) const {
+    for (size_t i = 0; i < ops.size(); ++i)
+        if (ops[i] == name) return int(i);
+    return -1;
+}
+
+} // namespace tklab::trace

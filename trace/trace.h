@@ -1,0 +1,250 @@
+// The trace document in memory: what a run recorded, as the loader returns it
+// and as the recorder builds it while the kernel runs. trace/SCHEMA.md says how
+// each field is stored on disk. Nothing here depends on the simulator or on
+// CUDA, so the visualizer and the profiler share it.
+#pragma once
+#include <array>
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+#include <nlohmann/json.hpp>
+
+namespace tklab::trace {
+
+using json = nlohmann::json;
+
+constexpr int kVersion = 1;           // bump when a reader of the old version would misread a new file
+constexpr const char* kFormat = "tklab-trace";
+
+struct Dim3 {
+    uint32_t x = 1, y = 1, z = 1;
+    bool operator==(const Dim3&) const = default;
+};
+
+// A source file the trace refers to. The text is embedded when the recorder
+// could read it, so a trace shows its kernel lines on any machine.
+struct SourceFile {
+    std::string path;      // relative to the project root when it lies under it
+    std::string hash;      // "fnv1a64:<16 hex digits>" of the text, "" when unread
+    std::optional<std::string> text;
+    bool operator==(const SourceFile&) const = default;
+};
+
+struct Location {
+    uint32_t file = 0;     // index into Trace::files; location 0 is "unknown" (file 0 is "")
+    int line = 0;
+    bool operator==(const Location&) const = default;
+};
+
+// One warp instruction. Indices refer to the tables of the Trace.
+struct Event {
+    uint64_t issue = 0;         // cycle it issued
+    uint64_t done = 0;          // cycle the warp could issue its next instruction
+    uint32_t stall_cycles = 0;  // cycles waited before issue, for `stall`
+    uint32_t mask = 0;          // active lanes
+    uint32_t loc = 0;           // Trace::locations: the kernel line
+    uint32_t op_seq = 0;        // which tile-op call of this warp (0 = outside any tile op)
+    uint16_t op_name = 0;       // Trace::op_names (0 = none)
+    uint16_t warp = 0;
+    uint8_t op = 0;             // Trace::ops
+    uint8_t stall = 0;          // Trace::stalls (0 = none)
+    uint8_t aux = 0;            // bytes per lane (memory), matrices (ldmatrix), mode (shfl), barrier id
+    int32_t smem = -1;          // Block::smem index for shared-memory instructions
+    bool operator==(const Event&) const = default;
+};
+
+// Bank analysis of one shared-memory instruction (Nsight Compute's counting).
+struct SmemAccess {
+    uint32_t event = 0;         // Block::events index
+    uint16_t wavefronts = 0, ideal = 0;
+    uint8_t max_way = 0;        // 1 = conflict-free
+    int32_t lanes = -1;         // Block::lane_addrs offset of 32 byte addresses, -1 when not kept
+    int conflicts() const { return int(wavefronts) - int(ideal); }
+    bool operator==(const SmemAccess&) const = default;
+};
+
+// One warp waiting at a barrier: arrive -> release.
+struct BarrierWait {
+    uint64_t arrive = 0, release = 0;
+    uint32_t loc = 0;
+    uint32_t address = 0;       // mbarrier's shared address
+    uint16_t warp = 0;
+    uint16_t last_warp = 0;     // the warp whose arrival released it
+    uint8_t id = 0;             // bar.sync id
+    bool mbarrier = false;
+    uint32_t phase = 0;         // mbarrier phase waited on
+    bool operator==(const BarrierWait&) const = default;
+};
+
+struct RegChange {
+    uint64_t cycle = 0;
+    uint16_t warp = 0;
+    uint16_t regs = 0;          // live registers per thread held by tiles and vectors
+    bool operator==(const RegChange&) const = default;
+};
+
+// Values of one tile at one moment, taken by tk::snapshot() when asked for.
+struct Snapshot {
+    uint64_t cycle = 0;
+    uint16_t warp = 0;
+    uint32_t loc = 0;
+    std::string label;
+    std::string space;          // "register" or "shared"
+    int rows = 0, cols = 0;
+    std::vector<float> values;  // row-major rows x cols
+    bool operator==(const Snapshot&) const = default;
+};
+
+struct Block {
+    uint32_t index = 0;         // linear block index (x fastest)
+    Dim3 coord;
+    uint64_t cycles = 0;        // when its last warp finished
+    uint64_t instructions = 0;
+    std::vector<uint16_t> warp_peak_regs;
+    bool timeline = false;      // false: only the lines above were kept
+    std::vector<Event> events;  // execution order
+    std::vector<SmemAccess> smem;
+    std::vector<uint32_t> lane_addrs;
+    std::vector<BarrierWait> barriers;
+    std::vector<RegChange> regs;
+    std::vector<Snapshot> snapshots;
+    bool operator==(const Block&) const = default;
+};
+
+// ---- summaries over every block of a launch (timeline or not) ----
+
+// One shared-memory instruction site: a kernel line and an instruction kind.
+struct SmemSite {
+    uint32_t loc = 0;
+    uint8_t op = 0;
+    uint64_t count = 0, wavefronts = 0, ideal = 0;
+    uint8_t max_way = 0;
+    std::array<uint64_t, 32> bank_words{};  // distinct words per bank, summed over executions
+    // The worst execution (most wavefronts), kept so a report can say which lanes collide.
+    uint8_t worst_aux = 0;
+    uint32_t worst_mask = 0;
+    std::vector<uint32_t> worst_lanes;       // 32 byte addresses, or empty
+    uint64_t conflicts() const { return wavefronts - ideal; }
+    bool operator==(const SmemSite&) const = default;
+};
+
+struct BarrierWarpStats {
+    uint64_t waits = 0, total = 0, longest = 0;
+    uint64_t arrived_last = 0;  // times this warp's arrival released the others
+    bool operator==(const BarrierWarpStats&) const = default;
+};
+
+struct BarrierSite {
+    uint32_t loc = 0;
+    bool mbarrier = false;
+    uint8_t id = 0;
+    std::vector<BarrierWarpStats> warps;  // by warp index within a block
+    bool operator==(const BarrierSite&) const = default;
+};
+
+struct LineStalls {
+    uint32_t loc = 0;
+    uint64_t instructions = 0;
+    std::vector<uint64_t> cycles;  // by Trace::stalls index
+    bool operator==(const LineStalls&) const = default;
+};
+
+struct LiveTile {  // a declaration holding registers
+    uint32_t loc = 0;
+    int regs = 0;
+    bool operator==(const LiveTile&) const = default;
+};
+
+struct SmemTotals {
+    uint64_t instructions = 0, wavefronts = 0, ideal = 0;
+    int max_way = 0;
+    uint64_t conflicts() const { return wavefronts - ideal; }
+    bool operator==(const SmemTotals&) const = default;
+};
+
+struct Summary {
+    uint64_t blocks = 0;                  // blocks that ran
+    uint64_t warp_instructions = 0;
+    uint64_t warp_cycles = 0;             // sum over blocks of cycles x warps: the time warps existed
+    SmemTotals ld_shared, st_shared, ldmatrix, stmatrix;
+    std::vector<uint64_t> by_op;          // by Trace::ops index
+    std::vector<uint64_t> stall_cycles;   // by Trace::stalls index
+    uint64_t barrier_wait_cycles = 0;
+    uint64_t max_block_cycles = 0, sum_block_cycles = 0;
+    uint64_t est_kernel_cycles = 0;       // slowest block x waves at the occupancy below
+    int blocks_per_sm = 0;
+    std::string occupancy_limit;          // "threads", "registers", "shared memory" or "blocks"
+    int peak_regs = 0;                    // live tile registers per thread at the peak
+    uint32_t peak_regs_loc = 0;
+    std::vector<LiveTile> peak_live;      // what was live at the peak
+    std::vector<SmemSite> smem_sites;
+    std::vector<BarrierSite> barrier_sites;
+    std::vector<LineStalls> line_stalls;
+    bool operator==(const Summary&) const = default;
+};
+
+struct Failure {
+    std::string kind;      // fault, deadlock, divergence, kernel_exception, usage, instruction_limit, error
+    std::string message;
+    uint32_t loc = 0;
+    int64_t block = -1;    // linear block index, -1 when not in a block
+    bool operator==(const Failure&) const = default;
+};
+
+struct Launch {
+    std::string kernel;
+    Dim3 grid, block;
+    uint64_t smem_bytes = 0;
+    uint64_t first_wave_blocks = 0;
+    std::vector<Block> blocks;            // every block that ran, in order
+    std::optional<Summary> summary;       // absent only in a truncated trace
+    std::optional<Failure> failure;
+    double wall_seconds = 0;
+    uint32_t warps_per_block() const { return (block.x * block.y * block.z + 31) / 32; }
+    bool operator==(const Launch&) const = default;
+};
+
+// The result of comparing an output with the CPU reference.
+struct Check {
+    std::string output;
+    double max_error = 0, tolerance = 0;
+    bool passed = false;
+    std::string variant;
+    bool operator==(const Check&) const = default;
+};
+
+struct Recording {
+    std::string timeline_blocks = "first-wave";  // "first-wave", "all", "none" or a list like "0-3,7"
+    bool all_lane_addresses = false;             // else only for instructions with conflicts
+    bool snapshots = false;
+    bool operator==(const Recording&) const = default;
+};
+
+struct Trace {
+    int version = kVersion;
+    std::string producer;                 // "tklab simulator", later "tklab profiler"
+    std::string program, variant;         // the registry entry that ran, when one did
+    json problem = json::object();        // e.g. {"M":512,"N":512,"K":512}
+    uint64_t seed = 0;
+    json arch = json::object();           // the cost model, as its data file holds it
+    Recording recording;
+    std::vector<std::string> ops;         // instruction names, indexed by Event::op
+    std::vector<std::string> stalls;      // stall reasons, indexed by Event::stall; 0 = "none"
+    std::vector<SourceFile> files;        // file 0 is the unknown file ""
+    std::vector<Location> locations;      // location 0 is unknown
+    std::vector<std::string> op_names;    // tile-op names; 0 = none
+    std::vector<Launch> launches;
+    std::vector<Check> checks;
+    std::optional<Failure> failure;       // a failure outside any launch (or the run's)
+    bool complete = false;                // the writer closed the file
+
+    // "file:line" of a location, "?" when unknown.
+    std::string where(uint32_t loc) const;
+    // The text of a source line, "" when the file's text is not in the trace.
+    std::string line_text(uint32_t loc) const;
+    int op_index(const std::string& name) const;  // -1 when absent
+    bool operator==(const Trace&) const = default;
+};
+
+} // namespace tklab::trace

@@ -1,0 +1,319 @@
+// Trace records, and the streaming writer of both encodings.
+//
+// Per-block data is stored as columns (one array per field) with cycles and
+// sequence numbers as deltas per warp: small integers take one or two bytes
+// in CBOR, which keeps a binary trace far below 100 bytes per instruction.
+#include "trace/codec.h"
+
+#include <cerrno>
+#include <cmath>
+#include <cstring>
+
+namespace tklab::trace {
+
+Encoding encoding_of(const std::string& path) {
+    auto ends = [&](const char* ext) {
+        const size_t n = std::strlen(ext);
+        return path.size() >= n && path.compare(path.size() - n, n, ext) == 0;
+    };
+    if (ends(".json")) return Encoding::json;
+    if (ends(".cbor")) return Encoding::cbor;
+    throw TraceError(path + ": unknown trace file type; name it *.json (text, for small runs) or *.cbor (binary, for large runs)");
+}
+
+std::string text_hash(const std::string& text) {
+    uint64_t h = 1469598103934665603ull;
+    for (unsigned char c : text) { h ^= c; h *= 1099511628211ull; }
+    char out[32];
+    std::snprintf(out, sizeof out, "fnv1a64:%016llx", (unsigned long long)h);
+    return out;
+}
+
+namespace {
+
+json dim3_json(const Dim3& d) { return json::array({d.x, d.y, d.z}); }
+
+template <class V, class F>
+json column(const V& rows, F&& get) {
+    json a = json::array();
+    auto& arr = a.get_ref<json::array_t&>();
+    arr.reserve(rows.size());
+    for (const auto& r : rows) arr.emplace_back(get(r));
+    return a;
+}
+
+// JSON has no NaN or infinity: spell them as strings, in both encodings.
+json float_json(float v) {
+    if (std::isnan(v)) return "NaN";
+    if (std::isinf(v)) return v > 0 ? "Infinity" : "-Infinity";
+    return v;
+}
+
+json events_json(const std::vector<Event>& ev) {
+    // Deltas per warp: issue cycles and tile-op numbers only grow within a warp.
+    std::vector<uint64_t> last_issue;
+    std::vector<uint32_t> last_seq;
+    json warp = json::array(), op = json::array(), issue = json::array(), duration = json::array(), stall = json::array(),
+         stall_cycles = json::array(), inactive = json::array(), loc = json::array(), op_seq = json::array(),
+         op_name = json::array(), aux = json::array();
+    for (json* c : {&warp, &op, &issue, &duration, &stall, &stall_cycles, &inactive, &loc, &op_seq, &op_name, &aux})
+        c->get_ref<json::array_t&>().reserve(ev.size());
+    for (const Event& e : ev) {
+        if (e.warp >= last_issue.size()) { last_issue.resize(e.warp + 1u, 0); last_seq.resize(e.warp + 1u, 0); }
+        warp.emplace_back(e.warp);
+        op.emplace_back(e.op);
+        issue.emplace_back(int64_t(e.issue - last_issue[e.warp]));
+        duration.emplace_back(int64_t(e.done - e.issue));
+        stall.emplace_back(e.stall);
+        stall_cycles.emplace_back(e.stall_cycles);
+        inactive.emplace_back(~e.mask);
+        loc.emplace_back(e.loc);
+        op_seq.emplace_back(int64_t(e.op_seq) - int64_t(last_seq[e.warp]));
+        op_name.emplace_back(e.op_name);
+        aux.emplace_back(e.aux);
+        last_issue[e.warp] = e.issue;
+        last_seq[e.warp] = e.op_seq;
+    }
+    return {{"warp", std::move(warp)}, {"op", std::move(op)}, {"issue", std::move(issue)},
+            {"duration", std::move(duration)}, {"stall", std::move(stall)}, {"stall_cycles", std::move(stall_cycles)},
+            {"inactive", std::move(inactive)}, {"loc", std::move(loc)}, {"op_seq", std::move(op_seq)},
+            {"op_name", std::move(op_name)}, {"aux", std::move(aux)}};
+}
+
+json smem_json(const Block& b, json& lane_addrs) {
+    json event = json::array(), wavefronts = json::array(), ideal = json::array(), max_way = json::array(),
+         kept = json::array();
+    int64_t last_event = 0;
+    for (const SmemAccess& s : b.smem) {
+        event.emplace_back(int64_t(s.event) - last_event);
+        last_event = s.event;
+        wavefronts.emplace_back(s.wavefronts);
+        ideal.emplace_back(s.ideal);
+        max_way.emplace_back(s.max_way);
+        kept.emplace_back(s.lanes >= 0 ? 1 : 0);
+        if (s.lanes >= 0) {
+            // Lane 0's address, then each lane's step from the one before.
+            const uint32_t* a = b.lane_addrs.data() + s.lanes;
+            lane_addrs.emplace_back(a[0]);
+            for (int l = 1; l < 32; ++l) lane_addrs.emplace_back(int64_t(a[l]) - int64_t(a[l - 1]));
+        }
+    }
+    return {{"event", std::move(event)}, {"wavefronts", std::move(wavefronts)}, {"ideal", std::move(ideal)},
+            {"max_way", std::move(max_way)}, {"lanes", std::move(kept)}};
+}
+
+json barriers_json(const std::vector<BarrierWait>& bw) {
+    return {{"warp", column(bw, [](const BarrierWait& b) { return b.warp; })},
+            {"arrive", column(bw, [](const BarrierWait& b) { return b.arrive; })},
+            {"wait", column(bw, [](const BarrierWait& b) { return int64_t(b.release - b.arrive); })},
+            {"loc", column(bw, [](const BarrierWait& b) { return b.loc; })},
+            {"last_warp", column(bw, [](const BarrierWait& b) { return b.last_warp; })},
+            {"mbarrier", column(bw, [](const BarrierWait& b) { return b.mbarrier ? 1 : 0; })},
+            {"id", column(bw, [](const BarrierWait& b) { return b.id; })},
+            {"address", column(bw, [](const BarrierWait& b) { return b.address; })},
+            {"phase", column(bw, [](const BarrierWait& b) { return b.phase; })}};
+}
+
+json regs_json(const std::vector<RegChange>& rc) {
+    return {{"warp", column(rc, [](const RegChange& r) { return r.warp; })},
+            {"cycle", column(rc, [](const RegChange& r) { return r.cycle; })},
+            {"regs", column(rc, [](const RegChange& r) { return r.regs; })}};
+}
+
+json snapshot_json(const Snapshot& s) {
+    return {{"cycle", s.cycle}, {"warp", s.warp}, {"loc", s.loc}, {"label", s.label}, {"space", s.space},
+            {"rows", s.rows}, {"cols", s.cols}, {"values", column(s.values, float_json)}};
+}
+
+json totals_json(const SmemTotals& t) {
+    return {{"instructions", t.instructions}, {"wavefronts", t.wavefronts}, {"ideal", t.ideal}, {"max_way", t.max_way}};
+}
+
+} // namespace
+
+json header_of(const Trace& t) {
+    return {{"producer", t.producer},
+            {"program", t.program},
+            {"variant", t.variant},
+            {"problem", t.problem},
+            {"seed", t.seed},
+            {"arch", t.arch},
+            {"recording", {{"timeline_blocks", t.recording.timeline_blocks},
+                           {"all_lane_addresses", t.recording.all_lane_addresses},
+                           {"snapshots", t.recording.snapshots}}},
+            {"ops", t.ops},
+            {"stalls", t.stalls}};
+}
+
+json file_record(uint32_t id, const SourceFile& f) {
+    return {{"type", "file"}, {"id", id}, {"path", f.path}, {"hash", f.hash},
+            {"text", f.text ? json(*f.text) : json(nullptr)}};
+}
+
+json locations_record(uint32_t first, const std::vector<Location>& locs) {
+    json file = json::array(), line = json::array();
+    for (size_t i = first; i < locs.size(); ++i) { file.push_back(locs[i].file); line.push_back(locs[i].line); }
+    return {{"type", "locations"}, {"first", first}, {"file", std::move(file)}, {"line", std::move(line)}};
+}
+
+json op_names_record(uint32_t first, const std::vector<std::string>& names) {
+    json n = json::array();
+    for (size_t i = first; i < names.size(); ++i) n.push_back(names[i]);
+    return {{"type", "op_names"}, {"first", first}, {"names", std::move(n)}};
+}
+
+json launch_record(uint32_t launch, const Launch& l) {
+    return {{"type", "launch"}, {"launch", launch}, {"kernel", l.kernel}, {"grid", dim3_json(l.grid)},
+            {"block", dim3_json(l.block)}, {"smem_bytes", l.smem_bytes}, {"first_wave_blocks", l.first_wave_blocks}};
+}
+
+json block_record(uint32_t launch, const Block& b) {
+    json r = {{"type", "block"}, {"launch", launch}, {"index", b.index}, {"coord", dim3_json(b.coord)},
+              {"cycles", b.cycles}, {"instructions", b.instructions}, {"warp_peak_regs", b.warp_peak_regs},
+              {"timeline", b.timeline}};
+    if (!b.timeline) return r;
+    r["events"] = events_json(b.events);
+    json lanes = json::array();
+    r["smem"] = smem_json(b, lanes);
+    r["lane_addrs"] = std::move(lanes);
+    r["barriers"] = barriers_json(b.barriers);
+    r["regs"] = regs_json(b.regs);
+    r["snapshots"] = column(b.snapshots, snapshot_json);
+    return r;
+}
+
+json summary_record(uint32_t launch, const Launch& l) {
+    const Summary& s = *l.summary;
+    json sites = column(s.smem_sites, [](const SmemSite& x) {
+        return json{{"loc", x.loc}, {"op", x.op}, {"count", x.count}, {"wavefronts", x.wavefronts},
+                    {"ideal", x.ideal}, {"max_way", x.max_way}, {"bank_words", x.bank_words},
+                    {"worst_aux", x.worst_aux}, {"worst_mask", x.worst_mask}, {"worst_lanes", x.worst_lanes}};
+    });
+    json bars = column(s.barrier_sites, [](const BarrierSite& x) {
+        return json{{"loc", x.loc}, {"mbarrier", x.mbarrier}, {"id", x.id},
+                    {"warps", column(x.warps, [](const BarrierWarpStats& w) {
+                         return json::array({w.waits, w.total, w.longest, w.arrived_last});
+                     })}};
+    });
+    json stalls = column(s.line_stalls, [](const LineStalls& x) {
+        return json{{"loc", x.loc}, {"instructions", x.instructions}, {"cycles", x.cycles}};
+    });
+    return {{"type", "summary"},
+            {"launch", launch},
+            {"wall_seconds", l.wall_seconds},
+            {"blocks", s.blocks},
+            {"warp_instructions", s.warp_instructions},
+            {"warp_cycles", s.warp_cycles},
+            {"ld_shared", totals_json(s.ld_shared)},
+            {"st_shared", totals_json(s.st_shared)},
+            {"ldmatrix", totals_json(s.ldmatrix)},
+            {"stmatrix", totals_json(s.stmatrix)},
+            {"by_op", s.by_op},
+            {"stall_cycles", s.stall_cycles},
+            {"barrier_wait_cycles", s.barrier_wait_cycles},
+            {"max_block_cycles", s.max_block_cycles},
+            {"sum_block_cycles", s.sum_block_cycles},
+            {"est_kernel_cycles", s.est_kernel_cycles},
+            {"blocks_per_sm", s.blocks_per_sm},
+            {"occupancy_limit", s.occupancy_limit},
+            {"peak_regs", s.peak_regs},
+            {"peak_regs_loc", s.peak_regs_loc},
+            {"peak_live", column(s.peak_live, [](const LiveTile& t) { return json::array({t.loc, t.regs}); })},
+            {"smem_sites", std::move(sites)},
+            {"barrier_sites", std::move(bars)},
+            {"line_stalls", std::move(stalls)}};
+}
+
+json failure_record(int64_t launch, const Failure& f) {
+    return {{"type", "failure"}, {"launch", launch}, {"kind", f.kind}, {"message", f.message},
+            {"loc", f.loc}, {"block", f.block}};
+}
+
+json check_record(const Check& c) {
+    return {{"type", "check"}, {"output", c.output}, {"variant", c.variant}, {"max_error", c.max_error},
+            {"tolerance", c.tolerance}, {"passed", c.passed}};
+}
+
+// ---------------------------------------------------------------- writer
+
+Writer::Writer(const std::string& path) : path_(path), enc_(encoding_of(path)) {
+    f_ = std::fopen(path.c_str(), "wb");
+    if (!f_) throw TraceError(path + ": cannot create the trace file (" + std::strerror(errno) + ")");
+}
+
+Writer::~Writer() {
+    try { close(); } catch (...) {}
+}
+
+void Writer::put(const void* p, size_t n) {
+    if (n && std::fwrite(p, 1, n, f_) != n)
+        throw TraceError(path_ + ": write failed after " + std::to_string(bytes_) + " bytes (" + std::strerror(errno) + ")");
+    bytes_ += n;
+}
+
+void Writer::begin(const Trace& t) {
+    // {"format": ..., "version": ..., "header": {...}, "records": [ ...
+    if (enc_ == Encoding::json) {
+        std::string s = "{\"format\":" + json(kFormat).dump() + ",\"version\":" + std::to_string(t.version) +
+                        ",\n\"header\":" + header_of(t).dump() + ",\n\"records\":[";
+        put(s.data(), s.size());
+    } else {
+        // A map of four entries whose last value is an array of unknown length,
+        // closed by a break byte in close(): CBOR's way to stream an array.
+        std::vector<uint8_t> out{0xa4};
+        auto add = [&](const json& j) {
+            std::vector<uint8_t> v = json::to_cbor(j);
+            out.insert(out.end(), v.begin(), v.end());
+        };
+        add("format"); add(kFormat);
+        add("version"); add(t.version);
+        add("header"); add(header_of(t));
+        add("records");
+        out.push_back(0x9f);
+        put(out.data(), out.size());
+    }
+    std::fflush(f_);
+}
+
+void Writer::record(const json& r) {
+    if (enc_ == Encoding::json) {
+        buf_ = (first_ ? "\n" : ",\n") + r.dump();
+        put(buf_.data(), buf_.size());
+    } else {
+        std::vector<uint8_t> v = json::to_cbor(r);
+        put(v.data(), v.size());
+    }
+    first_ = false;
+    std::fflush(f_);
+}
+
+void Writer::close() {
+    if (closed_ || !f_) return;
+    closed_ = true;
+    record(json{{"type", "end"}});
+    if (enc_ == Encoding::json) put("\n]}\n", 4);
+    else put("\xff", 1);
+    const bool ok = std::fclose(f_) == 0;
+    f_ = nullptr;
+    if (!ok) throw TraceError(path_ + ": closing the trace file failed (" + std::strerror(errno) + ")");
+}
+
+void write_trace(const std::string& path, const Trace& t) {
+    Writer w(path);
+    w.begin(t);
+    for (uint32_t i = 1; i < t.files.size(); ++i) w.record(file_record(i, t.files[i]));
+    if (t.locations.size() > 1) w.record(locations_record(1, t.locations));
+    if (t.op_names.size() > 1) w.record(op_names_record(1, t.op_names));
+    for (uint32_t li = 0; li < t.launches.size(); ++li) {
+        const Launch& l = t.launches[li];
+        w.record(launch_record(li, l));
+        for (const Block& b : l.blocks) w.record(block_record(li, b));
+        if (l.summary) w.record(summary_record(li, l));
+        if (l.failure) w.record(failure_record(li, *l.failure));
+    }
+    for (const Check& c : t.checks) w.record(check_record(c));
+    if (t.failure) w.record(failure_record(-1, *t.failure));
+    w.close();
+}
+
+} // namespace tklab::trace
