@@ -16,4 +16,5 @@
 #include "tk/ops/warp/register/register_ops.h"
 #include "tk/ops/group/group.h"
 #include "tk/ops/sync/semaphore.h"
+#include "tk/ops/warp/debug/snapshot.h"
 #include "tk/host/launch.h"

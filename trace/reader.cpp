@@ -561,7 +561,7 @@ public:
     explicit Sax(Loader& l) : loader_(l) {}
     static constexpr size_t kMaxDepth = 64;
 
-    json format, version, header;
+    json format, version, header, deferred;
     bool in_records = false, records_closed = false;
     uint64_t error_pos = 0;
     std::string error_msg;
@@ -577,7 +577,9 @@ public:
 
     bool start_object(std::size_t) override { return open(json::object()); }
     bool start_array(std::size_t) override {
-        if (depth_ == 1 && key_ == "records" && build_.done()) {
+        // Records stream when the header came first (as tklab writes it); a
+        // document whose keys were re-sorted by another tool is read whole.
+        if (depth_ == 1 && key_ == "records" && build_.done() && !format.is_null() && !version.is_null() && !header.is_null()) {
             if (in_records || records_closed) throw TraceError("top level: two \"records\" arrays");
             loader_.top(format, version, header);
             in_records = true;
@@ -639,6 +641,7 @@ private:
         else if (key_ == "format") format = std::move(build_.root);
         else if (key_ == "version") version = std::move(build_.root);
         else if (key_ == "header") header = std::move(build_.root);
+        else if (key_ == "records") deferred = std::move(build_.root);
         build_.reset();
     }
 
@@ -681,7 +684,14 @@ Loaded load_trace_bytes(const std::string& bytes, Encoding enc, const std::strin
         out.warning = m.str() + "; kept them";
     } else {
         if (!sax.saw_top) throw TraceError(name + ": not a tklab trace");
-        if (!sax.records_closed) {
+        if (!sax.records_closed && sax.deferred.is_array()) {
+            try {
+                loader.top(sax.format, sax.version, sax.header);
+                for (const json& r : sax.deferred) loader.record(r);
+            } catch (const TraceError& e) {
+                throw TraceError(name + ": " + e.what());
+            }
+        } else if (!sax.records_closed) {
             try { loader.top(sax.format, sax.version, sax.header); } catch (const TraceError& e) { throw TraceError(name + ": " + e.what()); }
             throw TraceError(name + ": top level: missing field \"records\"");
         }
