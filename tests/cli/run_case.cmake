@@ -1,0 +1,40 @@
+# One command-line test: runs TOOL with ARGS (separated by |) in WORKDIR and checks
+# its exit status (RC), its stdout against a golden file (GOLDEN, optional)
+# and that stderr contains STDERR (optional). It rewrites the
+# golden file instead when the environment has TKLAB_UPDATE_GOLDEN=1
+# (tests/cli/update_golden.sh does that for all).
+set(ENV{NO_COLOR} 1)
+string(REPLACE "|" ";" ARGS "${ARGS}")
+file(MAKE_DIRECTORY ${WORKDIR})
+execute_process(COMMAND ${TOOL} ${ARGS} WORKING_DIRECTORY ${WORKDIR}
+                RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+if(NOT rc STREQUAL RC)
+  message(FATAL_ERROR "`tklab ${ARGS}` exited with ${rc}, expected ${RC}\nstdout:\n${out}\nstderr:\n${err}")
+endif()
+if(DEFINED STDERR AND NOT err MATCHES "${STDERR}")
+  message(FATAL_ERROR "`tklab ${ARGS}`: stderr does not contain '${STDERR}':\n${err}")
+endif()
+if(DEFINED STDOUT AND NOT out MATCHES "${STDOUT}")
+  message(FATAL_ERROR "`tklab ${ARGS}`: stdout does not contain '${STDOUT}':\n${out}")
+endif()
+if(DEFINED GOLDEN)
+  if("$ENV{TKLAB_UPDATE_GOLDEN}" STREQUAL "1")
+    file(WRITE ${GOLDEN} "${out}")
+    message(STATUS "updated ${GOLDEN}")
+  else()
+    file(READ ${GOLDEN} want)
+    if(NOT out STREQUAL want)
+      file(WRITE ${WORKDIR}/actual.txt "${out}")
+      execute_process(COMMAND diff -u ${GOLDEN} ${WORKDIR}/actual.txt OUTPUT_VARIABLE d)
+      message(FATAL_ERROR "`tklab ${ARGS}`: output differs from ${GOLDEN}\n${d}\n"
+                          "If the change is intended, run tests/cli/update_golden.sh and review the diff.")
+    endif()
+  endif()
+endif()
+if(DEFINED JSON_FILE)  # the file must be a JSON object holding JSON_KEY
+  file(READ ${WORKDIR}/${JSON_FILE} doc)
+  string(JSON n ERROR_VARIABLE jerr LENGTH "${doc}" ${JSON_KEY})
+  if(jerr OR n LESS 1)
+    message(FATAL_ERROR "${JSON_FILE}: not JSON with a non-empty ${JSON_KEY} (${jerr})")
+  endif()
+endif()
