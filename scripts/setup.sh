@@ -6,7 +6,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake ninja-build catch2 nlohmann-json3-dev libboost-context-dev)
+packages=(build-essential cmake ninja-build catch2 nlohmann-json3-dev libboost-context-dev libcli11-dev)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -29,5 +29,6 @@ cmake --preset "$preset" >/dev/null
 echo "==> building (this takes a few minutes the first time; GPU targets add more)"
 cmake --build --preset "$preset"
 bindir=build; [ "$preset" = sim-only ] && bindir=build-sim
-echo "==> the flagship demo, in the simulator"
-"$bindir/kernels/gemm_sim" --size 256
+echo "==> the flagship demo, in the simulator: tklab run gemm --variant unswizzled --trace $bindir/gemm.cbor"
+"$bindir/tklab" run gemm --size 256 --variant unswizzled --trace "$bindir/gemm.cbor"
+echo "==> next: $bindir/tklab run gemm --variant swizzled   (the fix), $bindir/tklab --help

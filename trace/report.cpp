@@ -122,7 +122,10 @@ std::string lane_list(const std::vector<int>& lanes) {
         if (j - i >= 2) {
             r += std::to_string(lanes[i]) + "-" + std::to_string(lanes[j]);
         } else {
-            for (size_t k = i; k <= j; ++k) r += (k > i ? "," : "") + std::to_string(lanes[k]);
+            for (size_t k = i; k <= j; ++k) {
+                if (k > i) r += ',';
+                r += std::to_string(lanes[k]);
+            }
         }
         i = j + 1;
     }
@@ -569,8 +572,9 @@ void write_conflicts(LineWriter& w, const Trace& t, const Summary& s, const Repo
     if (sites.empty()) {
         heading(w, "Bank conflicts");
         w.line("  " + w.good("no bank conflicts") + ": " + num(s.ldmatrix.instructions) + " ldmatrix, " +
-               num(s.stmatrix.instructions) + " stmatrix, " + num(s.ld_shared.instructions) + " ld.shared, " +
-               num(s.st_shared.instructions) + " st.shared, each one wavefront per phase");
+               num(s.stmatrix.instructions) + " stmatrix, " + num(s.ld_shared.instructions) + " ld.shared and " +
+               num(s.st_shared.instructions) + " st.shared");
+        w.line("  all at their ideal wavefronts (one per phase)");
         return;
     }
     heading(w, "Bank conflicts (" + count_of(sites.size(), "site") + ", worst first)");

@@ -3,7 +3,7 @@
 # GPU tests and the demo GEMM benchmark, and prints a short table. The output
 # is meant to be committed (with the machine named) under results/.
 #   scripts/gpu/run.sh [OUTPUT_FILE]
-# Needs nvcc, cmake and ninja; Catch2 comes from .deps/ (scripts/gpu/fetch_deps.sh)
+# Needs nvcc, cmake and ninja; Catch2 and CLI11 come from .deps/ (scripts/gpu/fetch_deps.sh)
 # when the machine has no package registry.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -30,7 +30,7 @@ echo "==> demo GEMM"
 declare -A res
 for n in 256 4096 8192; do
   check=(); [ "$n" -gt 4096 ] && check=(--no-check)  # the float64 CPU reference takes minutes at 8192^3
-  ./build-gpu/kernels/gemm_gpu --size "$n" "${check[@]}" >"$log.g$n" 2>&1
+  ./build-gpu/tklab_gpu run gemm --size "$n" --variant all "${check[@]}" >"$log.g$n" 2>&1
   res[$n]=$?
   cat "$log.g$n"
 done
