@@ -6,6 +6,14 @@
 set(ENV{NO_COLOR} 1)
 string(REPLACE "|" ";" ARGS "${ARGS}")
 file(MAKE_DIRECTORY ${WORKDIR})
+if(DEFINED TRUNCATE)  # "IN|OUT": OUT is the first half of IN, as a run killed half way leaves it
+  string(REPLACE "|" ";" TRUNCATE "${TRUNCATE}")
+  list(GET TRUNCATE 0 in)
+  list(GET TRUNCATE 1 cut)
+  file(SIZE ${WORKDIR}/${in} size)
+  math(EXPR half "${size} / 2")
+  execute_process(COMMAND head -c ${half} ${WORKDIR}/${in} OUTPUT_FILE ${WORKDIR}/${cut})
+endif()
 execute_process(COMMAND ${TOOL} ${ARGS} WORKING_DIRECTORY ${WORKDIR}
                 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc STREQUAL RC)
