@@ -31,4 +31,4 @@ cmake --build --preset "$preset"
 bindir=build; [ "$preset" = sim-only ] && bindir=build-sim
 echo "==> the flagship demo, in the simulator: tklab run gemm --variant unswizzled --trace $bindir/gemm.cbor"
 "$bindir/tklab" run gemm --size 256 --variant unswizzled --trace "$bindir/gemm.cbor"
-echo "==> next: $bindir/tklab run gemm --variant swizzled   (the fix), $bindir/tklab --help
+echo "==> next: $bindir/tklab run gemm --variant swizzled   (the fix), and $bindir/tklab --help"
