@@ -1,7 +1,8 @@
 // tk::snapshot(tile, "label"): records the tile's values at this point of the
 // kernel into the trace, so the visualizer can step through them. A no-op on
 // the GPU, and in the simulator unless the run asks for snapshots
-// (`tklab run --snapshots`). Every lane of the warp must call it.
+// (`tklab run --snapshots`). Every lane of the warp must call it; the label
+// must outlive the run (a string literal).
 #pragma once
 #include "tk/common/base.h"
 #include "tk/common/dtypes.h"
