@@ -46,31 +46,38 @@ void add_phase(BankAnalysis& out, uint32_t mask, const uint32_t addr[32],
 
 }  // namespace
 
-BankAnalysis analyze_access(uint32_t active_mask, const uint32_t addr[32], int bytes) {
-    BankAnalysis out;
+BankPhases access_phases(int bytes) {
     // Sub-word accesses (1, 2 bytes) count as their containing word, so lanes in the
     // same word broadcast. Wider accesses are split into phases that each move at most
     // 128 bytes: 8 bytes -> 2 phases of 16 lanes, 16 bytes -> 4 phases of 8 lanes.
-    int wpl;  // words per lane
     switch (bytes) {
-        case 1: case 2: case 4: wpl = 1; break;
-        case 8: wpl = 2; break;
-        case 16: wpl = 4; break;
-        default: return out;
+        case 1: case 2: case 4: return {1, 32, 1};
+        case 8: return {2, 16, 2};
+        case 16: return {4, 8, 4};
+        default: return {};
     }
-    const int lanes = 32 / wpl;  // lanes per phase
-    for (int first = 0; first < 32; first += lanes)
-        add_phase(out, active_mask, addr, first, lanes, wpl);
+}
+
+BankPhases matrix_phases(int nmat) {
+    // One phase per 8x8 matrix: lanes 8i..8i+7 give its 8 rows of 16 bytes (4 words).
+    if (nmat != 1 && nmat != 2 && nmat != 4) return {};
+    return {nmat, 8, 4};
+}
+
+namespace {
+BankAnalysis analyze(uint32_t active_mask, const uint32_t addr[32], BankPhases p) {
+    BankAnalysis out;
+    for (int i = 0; i < p.count; ++i) add_phase(out, active_mask, addr, i * p.lanes, p.lanes, p.words_per_lane);
     return out;
+}
+}  // namespace
+
+BankAnalysis analyze_access(uint32_t active_mask, const uint32_t addr[32], int bytes) {
+    return analyze(active_mask, addr, access_phases(bytes));
 }
 
 BankAnalysis analyze_matrix(uint32_t active_mask, const uint32_t addr[32], int nmat) {
-    BankAnalysis out;
-    if (nmat != 1 && nmat != 2 && nmat != 4) return out;
-    // One phase per 8x8 matrix: lanes 8i..8i+7 give its 8 rows of 16 bytes (4 words).
-    for (int i = 0; i < nmat; ++i)
-        add_phase(out, active_mask, addr, 8 * i, 8, 4);
-    return out;
+    return analyze(active_mask, addr, matrix_phases(nmat));
 }
 
 }  // namespace tklab::sim

@@ -1,6 +1,18 @@
 #pragma once
 #include <cstdint>
 namespace tklab::sim {
+// How the hardware splits one shared-memory instruction into phases: phase p is
+// lanes [p * lanes, (p + 1) * lanes), each touching words_per_lane consecutive
+// 4-byte words; only words within one phase can conflict. count 0: not a shape
+// the hardware has. The analysis below and the trace report both use this.
+struct BankPhases {
+    int count = 0, lanes = 0, words_per_lane = 0;
+};
+// A plain access of 1, 2, 4, 8 or 16 bytes per lane: at most 128 bytes per phase.
+BankPhases access_phases(int bytes);
+// ldmatrix / stmatrix of 1, 2 or 4 matrices: one 8x8 matrix (8 rows of 16 bytes) per phase.
+BankPhases matrix_phases(int nmat);
+
 // Bank-conflict analysis of one warp shared-memory instruction, counted the way
 // Nsight Compute counts wavefronts: 32 banks of 4 bytes, and each wavefront serves
 // at most one distinct 4-byte word per bank (lanes on the same word broadcast).

@@ -259,7 +259,6 @@ struct BlockResult {
     BlockTrace trace;
     Interner locs, names;  // names uses the line field as 0
     std::exception_ptr error;
-    bool ran = false;
     std::atomic<bool> finished{false};  // ran to its end or failed; ready to hand on in order
 };
 
@@ -1039,7 +1038,6 @@ struct AlignedBuffer {
 void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block_dim, size_t smem_bytes,
                const std::function<void()>& body, const CostModel& cost, StackPool& stacks, AlignedBuffer& smem,
                BlockResult& out) {
-    out.ran = true;
     Block b;
     b.cost = &cost;
     b.out = &out;

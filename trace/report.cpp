@@ -2,6 +2,7 @@
 // that reads a launch's Summary and writes lines through a LineWriter, which
 // keeps every line within kWidth columns whatever the trace holds.
 #include "trace/report.h"
+#include "sim/banks.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -268,25 +269,19 @@ struct Phase {
     std::string label;
 };
 
-// The phases of one instruction, by the same rules as sim/banks.cpp (Nsight Compute's):
-// plain accesses of 8 or 16 bytes move at most 128 bytes per phase, and ldmatrix
-// serves one 8x8 matrix (8 row addresses of 16 bytes) per phase. Empty: unknown shape.
+// The phases of one instruction, as the bank analysis defines them (sim/banks.h).
+// Empty: not a shape the hardware has.
 std::vector<Phase> phases_of(bool matrix, int aux) {
+    const sim::BankPhases bp = matrix ? sim::matrix_phases(aux) : sim::access_phases(aux);
     std::vector<Phase> ph;
-    if (matrix) {
-        if (aux != 1 && aux != 2 && aux != 4) return ph;
-        for (int m = 0; m < aux; ++m)
-            ph.push_back({8 * m, 8, 4, "matrix " + std::to_string(m) + " (lanes " + std::to_string(8 * m) + "-" +
-                                           std::to_string(8 * m + 7) + ")"});
-        return ph;
+    for (int p = 0; p < bp.count; ++p) {
+        const int first = p * bp.lanes, last = first + bp.lanes - 1;
+        std::string label = "lanes " + std::to_string(first) + "-" + std::to_string(last);
+        if (matrix) label = "matrix " + std::to_string(p) + " (" + label + ")";
+        else if (bp.count == 1) label = "all 32 lanes";
+        else label += " (phase " + std::to_string(p + 1) + " of " + std::to_string(bp.count) + ")";
+        ph.push_back({first, bp.lanes, bp.words_per_lane, label});
     }
-    if (aux <= 4) return {{0, 32, 1, "all 32 lanes"}};
-    if (aux != 8 && aux != 16) return ph;
-    const int wpl = aux / 4, lanes = 32 / wpl;
-    for (int p = 0; p < wpl; ++p)
-        ph.push_back({p * lanes, lanes, wpl,
-                      "lanes " + std::to_string(p * lanes) + "-" + std::to_string(p * lanes + lanes - 1) + " (phase " +
-                          std::to_string(p + 1) + " of " + std::to_string(wpl) + ")"});
     return ph;
 }
 
