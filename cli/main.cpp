@@ -39,13 +39,6 @@ bool use_color(FILE* f, const std::string& mode) {
     return isatty(fileno(f)) && !(no && *no) && !(term && std::string(term) == "dumb");
 }
 
-struct Style {
-    bool on = false;
-    std::string bold(const std::string& s) const { return on ? "\033[1m" + s + "\033[0m" : s; }
-    std::string red(const std::string& s) const { return on ? "\033[31m" + s + "\033[0m" : s; }
-    std::string green(const std::string& s) const { return on ? "\033[32m" + s + "\033[0m" : s; }
-};
-
 [[noreturn]] void fail_usage(const std::string& msg) {
     std::fprintf(stderr, "%s: %s\n", kTool, msg.c_str());
     std::exit(2);
@@ -169,6 +162,13 @@ tk::host::dims_t resolve_or_fail(const tk::host::program& p, const std::string& 
 }
 
 #if defined(TKLAB_GPU_BACKEND)
+
+struct Style {
+    bool on = false;
+    std::string bold(const std::string& s) const { return on ? "\033[1m" + s + "\033[0m" : s; }
+    std::string red(const std::string& s) const { return on ? "\033[31m" + s + "\033[0m" : s; }
+    std::string green(const std::string& s) const { return on ? "\033[32m" + s + "\033[0m" : s; }
+};
 
 std::string dims_text(const tk::host::dims_t& d, const tk::host::program& p) {
     std::string s;

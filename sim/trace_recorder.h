@@ -72,9 +72,7 @@ private:
     std::vector<uint16_t> name_map_;    // this launch's sim op-name id -> trace op-name id
     size_t files_written_ = 1, locs_written_ = 1, names_written_ = 1;
     uint64_t first_wave_ = 0, blocks_total_ = 0, blocks_done_ = 0;
-    bool header_written_ = false;
-    bool options_saved_ = false;
-    bool saved_lanes_ = false, saved_snapshots_ = false, saved_keep_ = true;
+    bool saved_lanes_ = false, saved_snapshots_ = false;  // the options it changed, restored by close()
 };
 
 } // namespace tklab::sim
