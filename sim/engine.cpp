@@ -183,7 +183,10 @@ struct Thread {
     int regs = 0, peak_regs = 0;
     const char* peak_file = "";
     int peak_line = 0;
-    struct Alloc { const char* file; int line; int regs; };
+    struct Alloc {
+        const char* file; int line; int regs;
+        bool operator==(const Alloc&) const = default;
+    };
     std::vector<Alloc> live;       // register tiles and vectors alive now, oldest first
     std::vector<Alloc> peak_live;  // and at the peak
     uint32_t snapshots = 0;        // tk::snapshot calls so far (matches lanes' calls up)
@@ -217,6 +220,7 @@ struct Warp {
     AsyncGroup open;                 // cp.async not yet committed
     std::vector<AsyncGroup> groups;  // committed, oldest first
     uint16_t last_regs = 0;
+    std::vector<Thread::Alloc> last_live;  // what the last register record listed
 };
 
 struct BarrierState {
@@ -258,6 +262,9 @@ struct Interner {
 struct BlockResult {
     BlockTrace trace;
     Interner locs, names;  // names uses the line field as 0
+    // Declarations named by RegRecord::live: their own table, so that
+    // recording them never changes the ids the run's other locations get.
+    Interner decls;
     std::exception_ptr error;
     std::atomic<bool> finished{false};  // ran to its end or failed; ready to hand on in order
 };
@@ -788,12 +795,17 @@ private:
         w_.clock = t_ + cost_.global_issue_cycles;
     }
 
+    // A record when the first lane's registers or its live declarations
+    // changed: a tile can die and another of the same size take its place.
     void record_registers() {
         const uint16_t regs = uint16_t(t0_->regs);
-        if (regs != w_.last_regs) {
-            w_.last_regs = regs;
-            trace().regs.push_back(RegRecord{t_, uint16_t(w_.id), regs});
-        }
+        if (regs == w_.last_regs && t0_->live == w_.last_live) return;
+        w_.last_regs = regs;
+        w_.last_live = t0_->live;
+        RegRecord r{t_, uint16_t(w_.id), regs, {}};
+        r.live.reserve(t0_->live.size());
+        for (const Thread::Alloc& a : t0_->live) r.live.push_back({b_.out->decls(a.file, a.line), a.regs});
+        trace().regs.push_back(std::move(r));
     }
 };
 
@@ -1220,13 +1232,9 @@ public:
     }
 
     void add(BlockResult& br) {
-        std::vector<uint32_t> loc_map(br.locs.list.size()), name_map(br.names.list.size());
-        for (size_t i = 1; i < br.locs.list.size(); ++i) {
-            auto key = std::make_pair(std::string(br.locs.list[i].first), br.locs.list[i].second);
-            auto [it, fresh] = loc_ids_.try_emplace(key, uint32_t(r_.locations.size()));
-            if (fresh) r_.locations.push_back({key.first, key.second});
-            loc_map[i] = it->second;
-        }
+        const std::vector<uint32_t> loc_map = run_ids(br.locs);
+        const std::vector<uint32_t> decl_map = run_ids(br.decls);  // after: new ones go last
+        std::vector<uint32_t> name_map(br.names.list.size());
         for (size_t i = 1; i < br.names.list.size(); ++i) {
             auto [it, fresh] = name_ids_.try_emplace(br.names.list[i].first, uint16_t(r_.op_names.size()));
             if (fresh) r_.op_names.push_back(br.names.list[i].first);
@@ -1247,6 +1255,8 @@ public:
         }
         for (SnapshotRecord& s : bt.snapshots) s.loc = loc_map[s.loc];
         for (LiveRegs& l : bt.peak_live) l.loc = loc_map[l.loc];
+        for (RegRecord& g : bt.regs)
+            for (LiveRegs& l : g.live) l.loc = decl_map[l.loc];
         bt.peak_regs_loc = loc_map[bt.peak_regs_loc];
         for (const SmemRecord& s : bt.smem) {
             SmemTotals* tot = nullptr;
@@ -1295,6 +1305,18 @@ public:
     }
 
 private:
+    // Run-wide location ids for a block's table, adding the ones not seen yet.
+    std::vector<uint32_t> run_ids(const Interner& locs) {
+        std::vector<uint32_t> map(locs.list.size());
+        for (size_t i = 1; i < locs.list.size(); ++i) {
+            auto key = std::make_pair(std::string(locs.list[i].first), locs.list[i].second);
+            auto [it, fresh] = loc_ids_.try_emplace(key, uint32_t(r_.locations.size()));
+            if (fresh) r_.locations.push_back({key.first, key.second});
+            map[i] = it->second;
+        }
+        return map;
+    }
+
     RunResult& r_;
     std::map<std::pair<std::string, int>, uint32_t> loc_ids_;
     std::map<std::string, uint16_t> name_ids_;
@@ -1361,6 +1383,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
             br.trace = BlockTrace{};
             br.locs = Interner{};
             br.names = Interner{};
+            br.decls = Interner{};
             if (br.error) next_emit = nblocks;
         }
     };

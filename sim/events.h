@@ -55,10 +55,14 @@ struct BarrierRecord {
     uint32_t phase = 0;         // mbarrier phase waited on
 };
 
+// A declaration holding registers (a register tile or vector) and how many.
+struct LiveRegs { uint32_t loc = 0; int regs = 0; };
+
 struct RegRecord {
     uint64_t cycle = 0;
     uint16_t warp = 0;
     uint16_t regs = 0;          // live registers per thread (tiles and vectors)
+    std::vector<LiveRegs> live; // the declarations holding them, oldest first
 };
 
 // Values of one tile at one moment (tk::snapshot), gathered from its lanes.
@@ -72,9 +76,6 @@ struct SnapshotRecord {
     std::vector<float> values;  // row-major
     uint32_t lanes_seen = 0;    // lanes that contributed (register tiles)
 };
-
-// A declaration holding registers (a register tile or vector) and how many.
-struct LiveRegs { uint32_t loc = 0; int regs = 0; };
 
 struct BlockTrace {
     Dim3 block;

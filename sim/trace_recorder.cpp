@@ -290,7 +290,10 @@ void TraceRecorder::block_done(const BlockTrace& bt, const RunResult& r) {
         b.lane_addrs = bt.lane_addrs;
         for (const BarrierRecord& w : bt.barriers)
             b.barriers.push_back({w.arrive, w.release, loc_map_[w.loc], w.address, w.warp, w.last_warp, w.id, w.mbarrier, w.phase});
-        for (const RegRecord& g : bt.regs) b.regs.push_back({g.cycle, g.warp, g.regs});
+        for (const RegRecord& g : bt.regs) {
+            trace::RegChange& c = b.regs.emplace_back(trace::RegChange{g.cycle, g.warp, g.regs, {}});
+            for (const LiveRegs& l : g.live) c.live.push_back({trace_loc(l.loc), l.regs});
+        }
         for (const SnapshotRecord& s : bt.snapshots)
             b.snapshots.push_back({s.cycle, s.warp, loc_map_[s.loc], s.label, s.shared ? "shared" : "register", s.rows, s.cols, s.values});
     }
@@ -328,8 +331,8 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.blocks_per_sm = st.blocks_per_sm;
     s.occupancy_limit = st.occupancy_limit;
     s.peak_regs = st.peak_regs;
-    s.peak_regs_loc = st.peak_regs_loc < loc_map_.size() ? loc_map_[st.peak_regs_loc] : 0;
-    for (const LiveRegs& l : st.peak_live) s.peak_live.push_back({l.loc < loc_map_.size() ? loc_map_[l.loc] : 0, l.regs});
+    s.peak_regs_loc = trace_loc(st.peak_regs_loc);
+    for (const LiveRegs& l : st.peak_live) s.peak_live.push_back({trace_loc(l.loc), l.regs});
     for (auto& [k, v] : agg.sites) s.smem_sites.push_back(std::move(v));
     for (auto& [k, v] : agg.bars) s.barrier_sites.push_back(std::move(v));
     for (auto& [k, v] : agg.lines) s.line_stalls.push_back(std::move(v));

@@ -58,6 +58,8 @@ private:
     uint32_t file_id(const std::string& path);
     uint32_t loc_id(const std::string& file, int line);
     void map_launch_ids(const RunResult& r);
+    // This launch's simulator location id as the trace's (0 when unknown).
+    uint32_t trace_loc(uint32_t sim_loc) const { return sim_loc < loc_map_.size() ? loc_map_[sim_loc] : 0; }
     void flush_tables();
     void emit(const trace::json& record);
 

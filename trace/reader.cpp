@@ -380,7 +380,26 @@ private:
         auto cycle = column(o, p, "cycle", warp.size(), 0, kI64);
         auto regs = column(o, p, "regs", warp.size(), 0, 65535);
         b.regs.resize(warp.size());
-        for (size_t i = 0; i < warp.size(); ++i) b.regs[i] = {uint64_t(cycle[i]), uint16_t(warp[i]), uint16_t(regs[i])};
+        for (size_t i = 0; i < warp.size(); ++i) b.regs[i] = {uint64_t(cycle[i]), uint16_t(warp[i]), uint16_t(regs[i]), {}};
+        // "live" was added within version 1: older files load with nothing listed.
+        const auto it = o.find("live");
+        if (it == o.end()) return;
+        const json::array_t& live = as_array(*it, p + ".live");
+        if (live.size() != warp.size())
+            bad(p + ".live", "has " + std::to_string(live.size()) + " values, expected " + std::to_string(warp.size()) + " (one per row)");
+        for (size_t i = 0; i < live.size(); ++i) {
+            auto where = [&] { return p + ".live[" + std::to_string(i) + "]"; };  // built only for an error
+            const json::array_t& flat = live[i].is_array() ? live[i].get_ref<const json::array_t&>() : as_array(live[i], where());
+            if (flat.size() % 2) bad(where(), "has an odd number of values (" + std::to_string(flat.size()) + "); expected [location, registers, ...] pairs");
+            auto value = [&](size_t k, int64_t hi) {
+                const json& v = flat[k];
+                if (v.is_number_unsigned() && v.get<uint64_t>() <= uint64_t(hi)) return int64_t(v.get<uint64_t>());
+                return as_int(v, where() + "[" + std::to_string(k) + "]", 0, hi);  // reports the problem
+            };
+            std::vector<LiveTile>& tiles = b.regs[i].live;
+            tiles.reserve(flat.size() / 2);
+            for (size_t k = 0; k < flat.size(); k += 2) tiles.push_back({uint32_t(value(k, loc_max())), int(value(k + 1, 65535))});
+        }
     }
 
     void snapshots(Block& b, const json& v, const std::string& p, int64_t nwarps) {

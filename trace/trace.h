@@ -77,10 +77,19 @@ struct BarrierWait {
     bool operator==(const BarrierWait&) const = default;
 };
 
+struct LiveTile {  // a declaration holding registers
+    uint32_t loc = 0;
+    int regs = 0;
+    bool operator==(const LiveTile&) const = default;
+};
+
 struct RegChange {
     uint64_t cycle = 0;
     uint16_t warp = 0;
     uint16_t regs = 0;          // live registers per thread held by tiles and vectors
+    // The declarations holding them after the change, oldest first. Files
+    // written before this was kept have none (regs > 0 with nothing live).
+    std::vector<LiveTile> live;
     bool operator==(const RegChange&) const = default;
 };
 
@@ -148,12 +157,6 @@ struct LineStalls {
     uint64_t instructions = 0;
     std::vector<uint64_t> cycles;  // by Trace::stalls index
     bool operator==(const LineStalls&) const = default;
-};
-
-struct LiveTile {  // a declaration holding registers
-    uint32_t loc = 0;
-    int regs = 0;
-    bool operator==(const LiveTile&) const = default;
 };
 
 struct SmemTotals {

@@ -115,9 +115,16 @@ json barriers_json(const std::vector<BarrierWait>& bw) {
 }
 
 json regs_json(const std::vector<RegChange>& rc) {
+    // What is live after each change, flat: [loc, regs, loc, regs, ...].
+    auto live = [](const RegChange& r) {
+        json a = json::array();
+        for (const LiveTile& t : r.live) { a.emplace_back(t.loc); a.emplace_back(t.regs); }
+        return a;
+    };
     return {{"warp", column(rc, [](const RegChange& r) { return r.warp; })},
             {"cycle", column(rc, [](const RegChange& r) { return r.cycle; })},
-            {"regs", column(rc, [](const RegChange& r) { return r.regs; })}};
+            {"regs", column(rc, [](const RegChange& r) { return r.regs; })},
+            {"live", column(rc, live)}};
 }
 
 json snapshot_json(const Snapshot& s) {

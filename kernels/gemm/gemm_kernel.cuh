@@ -57,7 +57,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(tk::gl<tk::bf16> A, tk::g
             load_async_wait<0>();
         }
         __syncthreads();  // every thread's copies of stage `cur` have landed
-
+        if (k == 0 && warpid() == 0) snapshot(*a_s[0], "A tile, k-step 0");  // with --snapshots: the values as they landed
         rt_bf<32, BLOCK> a;            // this warp's 32 rows of A's stage
         rt_bf<BLOCK, 32, col_l> b;     // this warp's 32 columns of B's stage
         load(a, subtile<32, BLOCK>(*a_s[cur], warp_row, 0));
@@ -66,6 +66,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(tk::gl<tk::bf16> A, tk::g
 
         __syncthreads();  // nobody overwrites stage `cur` while others still read it
     }
+    snapshot(acc, "acc after the main loop");  // with --snapshots: this warp's 32x32 of C
     store(C, acc, {0, 0, 2 * block_row + warp_row, 2 * block_col + warp_col});
 }
 

@@ -44,7 +44,7 @@ __global__ void registers_kernel() {
         (void)b;
     }
     __syncwarp();  // both freed
-    tk::rt_bf<16, 16> c;  // 4: below the peak, which stays at b's line
+    g_line_c = __LINE__; tk::rt_bf<16, 16> c;  // 4: below the peak, which stays at b's line
     __syncwarp();
     (void)c;
 }
@@ -74,9 +74,61 @@ TEST_CASE("registers: peak live registers and the declaration that reached it", 
                 }
             CHECK(seq == std::vector<uint16_t>{8, 24, 0, 4});
         }
+        // With each change, the declarations live after it, oldest first.
+        auto lines = [&](const tklab::sim::RegRecord& rr) {
+            std::vector<std::pair<int, int>> out;  // (line, registers)
+            for (const auto& l : rr.live) {
+                REQUIRE(l.loc < r.locations.size());
+                CHECK(r.locations[l.loc].file == __FILE__);
+                out.emplace_back(r.locations[l.loc].line, l.regs);
+            }
+            return out;
+        };
+        using Live = std::vector<std::pair<int, int>>;
+        REQUIRE(b.regs.size() == 8);
+        for (uint16_t w = 0; w < 2; ++w) {
+            std::vector<Live> seen;
+            for (const auto& rr : b.regs)
+                if (rr.warp == w) seen.push_back(lines(rr));
+            CHECK(seen == std::vector<Live>{{{g_line_a, 8}},
+                                            {{g_line_a, 8}, {g_line_b, 16}},
+                                            {},
+                                            {{g_line_c, 4}}});
+        }
     }
+    // The run's table names what was live at the peak the same way.
+    REQUIRE(r.stats.peak_live.size() == 2);
+    CHECK(r.locations[r.stats.peak_live[1].loc].line == g_line_b.load());
     // Occupancy accounts for them: (24 base + 24) registers x 64 threads per block.
     CHECK(r.stats.blocks_per_sm > 0);
+}
+
+// One tile dies and another of the same size takes its place between two
+// instructions: the count stays, the live declarations change.
+__global__ void same_count_kernel() {
+    {
+        g_line_a = __LINE__; tk::rt_fl<16, 16> x;
+        __syncwarp();
+        (void)x;
+    }
+    g_line_b = __LINE__; tk::rt_fl<16, 16> y;
+    __syncwarp();
+    (void)y;
+}
+
+TEST_CASE("registers: a new live set with the same count is a change too", "[sim][registers]") {
+    tk::launch("same_count", same_count_kernel, dim3(1), dim3(32), 0);
+    const RunResult& r = tklab::sim::last_run();
+    REQUIRE(r.blocks.size() == 1);
+    const auto& regs = r.blocks[0].regs;
+    REQUIRE(regs.size() == 2);
+    CHECK(regs[0].regs == 8);
+    CHECK(regs[1].regs == 8);
+    REQUIRE(regs[0].live.size() == 1);
+    REQUIRE(regs[1].live.size() == 1);
+    CHECK(r.locations[regs[0].live[0].loc].line == g_line_a.load());
+    CHECK(r.locations[regs[1].live[0].loc].line == g_line_b.load());
+    CHECK(regs[1].cycle > regs[0].cycle);
 }
 
 // ------------------------------------------------------------ divergence

@@ -75,7 +75,7 @@ Block random_block(std::mt19937& rng, uint32_t index, int warps, int events) {
         }
         b.events.push_back(e);
         b.cycles = std::max(b.cycles, e.done);
-        if (pick(0, 4) == 0) b.regs.push_back(RegChange{e.issue, uint16_t(w), uint16_t(pick(8, 128))});
+        if (pick(0, 4) == 0) b.regs.push_back(RegChange{e.issue, uint16_t(w), uint16_t(pick(8, 128)), {}});
     }
     b.instructions = b.events.size();
     return b;

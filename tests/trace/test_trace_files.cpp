@@ -130,6 +130,19 @@ TEST_CASE("trace: JSON and CBOR hold the same document, and load back to what wa
     bool conflicted_with_lanes = false;
     for (const auto& s : blk.smem) conflicted_with_lanes |= s.conflicts() > 0 && s.lanes >= 0;
     CHECK(conflicted_with_lanes);
+    // Each register change lists the tiles live after it (a and f, declared in
+    // traced_kernel), adding up to its count; the round trip above kept them.
+    bool both_listed = false;
+    for (const auto& c : blk.regs) {
+        int sum = 0;
+        for (const auto& x : c.live) {
+            sum += x.regs;
+            CHECK_THAT(b.where(x.loc), Contains("tests/trace/test_trace_files.cpp:"));
+        }
+        CHECK(sum == c.regs);
+        both_listed |= c.live.size() == 2;
+    }
+    CHECK(both_listed);
     // Source text travels with the trace: this file is in it, by relative path.
     bool found = false;
     for (const auto& f : b.files) found |= f.path == "tests/trace/test_trace_files.cpp" && f.text && !f.hash.empty();
@@ -248,6 +261,43 @@ TEST_CASE("trace: malformed files are errors that say what and where", "[trace][
         const auto bytes = json::to_cbor(bad);
         CHECK_THROWS_WITH(load_trace_bytes(std::string(bytes.begin(), bytes.end()), Encoding::cbor, "w.cbor"),
                           Contains(path + ".events.warp[0]"));
+    }
+    SECTION("register changes' live lists: checked when present, optional (files from before them load)") {
+        json d = json::parse(jtext);
+        size_t bi = 0;
+        while (d["records"][bi]["type"] != "block") ++bi;
+        const std::string path = "records[" + std::to_string(bi) + "].regs.live";
+        json& live = d["records"][bi]["regs"]["live"];
+        REQUIRE(live.size() == d["records"][bi]["regs"]["regs"].size());
+        REQUIRE(live[0].size() >= 2);
+        auto load = [](const json& doc) { return load_trace_bytes(doc.dump(), Encoding::json, "l.json"); };
+        json bad = d;
+        bad["records"][bi]["regs"]["live"][0][0] = 100000;  // no such location
+        CHECK_THROWS_WITH(load(bad), Contains(path + "[0][0]") && Contains("out of range"));
+        const auto bytes = json::to_cbor(bad);
+        CHECK_THROWS_WITH(load_trace_bytes(std::string(bytes.begin(), bytes.end()), Encoding::cbor, "l.cbor"),
+                          Contains(path + "[0][0]") && Contains("out of range"));
+        bad = d;
+        bad["records"][bi]["regs"]["live"][0].erase(live[0].size() - 1);  // a location without its registers
+        CHECK_THROWS_WITH(load(bad), Contains(path + "[0]") && Contains("pairs"));
+        bad = d;
+        bad["records"][bi]["regs"]["live"][0][1] = "eight";
+        CHECK_THROWS_WITH(load(bad), Contains(path + "[0][1]") && Contains("expected an integer, found a string"));
+        bad = d;
+        bad["records"][bi]["regs"]["live"][0] = 3;
+        CHECK_THROWS_WITH(load(bad), Contains(path + "[0]") && Contains("expected an array"));
+        bad = d;
+        bad["records"][bi]["regs"]["live"].erase(0);
+        CHECK_THROWS_WITH(load(bad), Contains(path) && Contains("one per row"));
+
+        // Without the column: the same trace, with nothing listed.
+        json old = d;
+        for (json& r : old["records"])
+            if (r["type"] == "block" && r.contains("regs")) r["regs"].erase("live");
+        auto want = load(d).trace;
+        for (auto& blk : want.launches[0].blocks)
+            for (auto& c : blk.regs) c.live.clear();
+        CHECK(load(old).trace == want);
     }
     SECTION("random bytes, and random damage to a real trace, never crash") {
         std::mt19937 rng(11);
