@@ -6,6 +6,8 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
+#include <cerrno>
 #include <fstream>
 #include <iostream>
 #include <sstream>
@@ -331,6 +333,31 @@ int cmd_export(const std::string& file, const std::string& out, bool salvage, bo
 
 } // namespace
 
+#if !defined(TKLAB_GPU_BACKEND)
+// The visualizer is its own program (it needs a display and OpenGL; tklab
+// does not), built beside this one.
+int cmd_view(const std::vector<std::string>& args) {
+    std::string self(4096, '\0');
+    const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
+    self.resize(n > 0 ? size_t(n) : 0);
+    const std::string dir = self.empty() ? "." : self.substr(0, self.rfind('/'));
+    const std::string viewer = dir + "/tklab_view";
+    if (access(viewer.c_str(), X_OK) != 0) {
+        std::fprintf(stderr, "%s view: the visualizer was not built (%s is missing): Dear ImGui, GLFW or OpenGL\n"
+                             "  was not found when the build was configured. Install them (scripts/setup.sh does:\n"
+                             "  libimgui-dev libglfw3-dev libstb-dev) and build again. Meanwhile `tklab report FILE`\n"
+                             "  prints the report.\n", kTool, viewer.c_str());
+        return 1;
+    }
+    std::vector<char*> argv{const_cast<char*>(viewer.c_str())};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(viewer.c_str(), argv.data());
+    std::fprintf(stderr, "%s view: cannot start %s: %s\n", kTool, viewer.c_str(), std::strerror(errno));
+    return 1;
+}
+#endif
+
 int main(int argc, char** argv) {
     CLI::App app{
 #if defined(TKLAB_GPU_BACKEND)
@@ -383,9 +410,10 @@ int main(int argc, char** argv) {
     exp->add_flag("--salvage", salvage, "Read the complete records of a truncated trace");
     exp->add_flag("--no-instructions", no_instructions, "Only tile ops, barrier waits, conflicts and registers (much smaller)");
 
-    std::vector<std::string> view_files;
-    auto* view = app.add_subcommand("view", "Open traces in the visualizer");
-    view->add_option("files", view_files, "Traces to open")->required();
+    // Everything after `view` goes to the visualizer, --help included.
+    auto* view = app.add_subcommand("view", "Open traces in the visualizer (`tklab view --help` for its options)");
+    view->prefix_command();
+    view->set_help_flag();
 #endif
 
     try {
@@ -405,12 +433,7 @@ int main(int argc, char** argv) {
 #if !defined(TKLAB_GPU_BACKEND)
     if (report->parsed()) return cmd_report(file, salvage, top, color);
     if (exp->parsed()) return cmd_export(file, out, salvage, !no_instructions);
-    if (view->parsed()) {
-        std::fprintf(stderr, "%s view: the visualizer is not built yet (it arrives with the next release).\n"
-                             "  Meanwhile: `tklab report FILE` prints the report, and `tklab export --chrome FILE out.json`\n"
-                             "  gives a timeline that https://ui.perfetto.dev opens.\n", kTool);
-        return 1;
-    }
+    if (view->parsed()) return cmd_view(view->remaining());
 #endif
     return 2;
 }

@@ -6,7 +6,10 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(build-essential cmake ninja-build catch2 nlohmann-json3-dev libboost-context-dev libcli11-dev)
+packages=(build-essential cmake ninja-build catch2 nlohmann-json3-dev libboost-context-dev libcli11-dev
+          # the visualizer: Dear ImGui, GLFW, OpenGL (Mesa), stb for PNG, a font;
+          # Xvfb for its headless screenshots and tests
+          libimgui-dev libglfw3-dev libstb-dev libgl-dev libgl1-mesa-dri fonts-dejavu-core xvfb xauth)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -31,4 +34,10 @@ cmake --build --preset "$preset"
 bindir=build; [ "$preset" = sim-only ] && bindir=build-sim
 echo "==> the flagship demo, in the simulator: tklab run gemm --variant unswizzled --trace $bindir/gemm.cbor"
 "$bindir/tklab" run gemm --size 256 --variant unswizzled --trace "$bindir/gemm.cbor"
+if [ -x "$bindir/tklab_view" ]; then
+  # The same trace in the visualizer, drawn off-screen: proof the window works here.
+  view=("$bindir/tklab" view "$bindir/gemm.cbor" --screenshot "$bindir/gemm.png" --script "break-conflict 4; run")
+  if [ -n "${DISPLAY:-}" ]; then "${view[@]}"; else xvfb-run -a -s "-screen 0 1600x1000x24" "${view[@]}"; fi
+  echo "==> step through it yourself: $bindir/tklab view $bindir/gemm.cbor   (a picture of it: $bindir/gemm.png)"
+fi
 echo "==> next: $bindir/tklab run gemm --variant swizzled   (the fix), and $bindir/tklab --help"
