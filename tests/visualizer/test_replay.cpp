@@ -293,3 +293,50 @@ TEST_CASE("viewer: bad files open as documents that say what is wrong", "[viewer
     CHECK_THAT(s.problems[0], Catch::Matchers::Contains("--source-root"));
     for (const std::string& p : {cut, junk, stripped}) fs::remove(p);
 }
+
+namespace {
+// Block 1 of 2 writes shared memory past its end after a barrier: a fault in
+// the middle of the block's timeline.
+__global__ void faults_in_block_one(float* out) {
+    tk::shared_allocator al;
+    auto& s = al.allocate<tk::st<float, 16, 16>>();
+    const uint32_t v[1] = {threadIdx.x};
+    const uint32_t base = tk::arch::smem_addr(&s.data[0]);
+    tk::arch::st_shared<1>(base + 4 * threadIdx.x, v);
+    __syncthreads();
+    const uint32_t past = blockIdx.x == 1 ? 1u << 20 : 0u;  // block 1 goes a megabyte past the arena
+    tk::arch::st_shared<1>(base + past + 4 * threadIdx.x, v);
+    tk::arch::st_global<1>(out + blockIdx.x * 32 + threadIdx.x, v);
+}
+} // namespace
+
+TEST_CASE("viewer: a fault breakpoint stops at the end of the failing block, with the failure's words", "[viewer][break]") {
+    const std::string p = temp_path("fault.cbor");
+    {
+        tk::device_buffer<float> out(64, "out");
+        tklab::sim::RecorderOptions ro;
+        ro.path = p;
+        ro.recording.timeline_blocks = "all";
+        tklab::sim::TraceRecorder rec(ro);
+        CHECK_THROWS_AS(TK_LAUNCH(faults_in_block_one, dim3(2), dim3(32), sizeof(tk::st<float, 16, 16>) + 1024, out.data()),
+                        tklab::sim::SimError);
+    }
+    ViewState v;
+    v.docs.push_back(load_document(p));
+    REQUIRE(v.trace());
+    const auto& l = v.trace()->launches.at(0);
+    REQUIRE(l.failure);
+    REQUIRE(l.blocks.size() == 2);
+    CHECK(run_script(v, "block 0; run") == "");
+    CHECK_THAT(v.status, Catch::Matchers::Contains("no breakpoint hit"));  // block 0 ran clean
+    CHECK(run_script(v, "block 1; pos 0; run") == "");
+    CHECK(v.replay->pos() == v.replay->size());
+    CHECK_THAT(v.status, Catch::Matchers::Contains("stopped: fault at tests/visualizer/test_replay.cpp:"));
+    // Switched off, the same run just reaches the end.
+    CHECK(run_script(v, "pos 0; break-fault off; run") == "");
+    CHECK_THAT(v.status, Catch::Matchers::Contains("no breakpoint hit"));
+    // Stepping onto the end says what happened there.
+    CHECK(run_script(v, "pos 0; step 1000") == "");
+    CHECK_THAT(v.status, Catch::Matchers::Contains("fault at"));
+    fs::remove(p);
+}
