@@ -16,6 +16,9 @@
 #include <CLI/CLI.hpp>
 #include "tk/host/registry.h"
 #if !defined(TKLAB_GPU_BACKEND)
+#include "cli/lesson.h"
+#endif
+#if !defined(TKLAB_GPU_BACKEND)
 #include "sim/simulator.h"
 #include "sim/trace_recorder.h"
 #include "trace/chrome_export.h"
@@ -410,6 +413,27 @@ int main(int argc, char** argv) {
     exp->add_flag("--salvage", salvage, "Read the complete records of a truncated trace");
     exp->add_flag("--no-instructions", no_instructions, "Only tile ops, barrier waits, conflicts and registers (much smaller)");
 
+    // The workshop: `tklab lesson list|run N|check N|hint N`.
+    tklab::cli::LessonArgs la;
+    auto* lesson = app.add_subcommand("lesson", "The workshop's lessons: list, run, check and hints");
+    lesson->require_subcommand(1);
+    auto* l_list = lesson->add_subcommand("list", "The lessons, in order, and which you passed");
+    auto* l_run = lesson->add_subcommand("run", "Build and run a lesson's exercise in the simulator: report, trace, and "
+                                                "the visualizer when there is a display");
+    auto* l_check = lesson->add_subcommand("check", "Build and check a lesson's exercise: correct at several sizes, "
+                                                    "and its performance goal");
+    auto* l_hint = lesson->add_subcommand("hint", "The next hint for a lesson (each call shows one more)");
+    for (auto* c : {l_run, l_check, l_hint})
+        c->add_option("number", la.number, "The lesson's number (`tklab lesson list`)")->required();
+    for (auto* c : {l_run, l_check}) {
+        c->add_flag("--solution", la.solution, "The reference solution instead of your exercise");
+        c->add_flag("--no-build", la.no_build, "Do not rebuild first");
+        c->add_option("--seed", la.seed, "Seed of the random inputs")->capture_default_str();
+    }
+    l_run->add_flag("--no-view", la.no_view, "Do not open the visualizer");
+    l_hint->add_flag("--reset", la.reset, "Show the hints from the first again");
+    (void)l_list;
+
     // Everything after `view` goes to the visualizer, --help included.
     auto* view = app.add_subcommand("view", "Open traces in the visualizer (`tklab view --help` for its options)");
     view->prefix_command();
@@ -434,6 +458,20 @@ int main(int argc, char** argv) {
     if (report->parsed()) return cmd_report(file, salvage, top, color);
     if (exp->parsed()) return cmd_export(file, out, salvage, !no_instructions);
     if (view->parsed()) return cmd_view(view->remaining());
+    if (lesson->parsed()) {
+        la.action = lesson->get_subcommands().front()->get_name();
+        return tklab::cli::cmd_lesson(la, argc, argv, [&](const std::string& program, const std::string& variant,
+                                                          const std::string& trace) {
+            RunArgs ra2;
+            ra2.name = program;
+            ra2.variant = variant;
+            ra2.trace = trace;
+            ra2.seed = la.seed;
+            ra2.snapshots = true;   // the tile inspector shows the lesson's tiles
+            ra2.all_lanes = true;   // and the shared-memory panel every instruction's lanes
+            return cmd_run(ra2);
+        });
+    }
 #endif
     return 2;
 }

@@ -4,6 +4,10 @@
 # golden file instead when the environment has TKLAB_UPDATE_GOLDEN=1
 # (tests/cli/update_golden.sh does that for all).
 set(ENV{NO_COLOR} 1)
+# Lesson progress (hints shown) per test, starting empty: tests run in parallel.
+string(MD5 case_id "${ARGS}")
+set(ENV{TKLAB_LESSON_PROGRESS} ${WORKDIR}/lesson_progress_${case_id}.json)
+file(REMOVE $ENV{TKLAB_LESSON_PROGRESS})
 string(REPLACE "|" ";" ARGS "${ARGS}")
 file(MAKE_DIRECTORY ${WORKDIR})
 if(DEFINED TRUNCATE)  # "IN|OUT": OUT is the first half of IN, as a run killed half way leaves it

@@ -42,6 +42,8 @@ public:
     virtual ~program_case() = default;
     virtual void run(const std::string& variant) = 0;
     virtual check_result check() = 0;                       // compares the output with the CPU reference
+    virtual std::vector<float> output() = 0;                // the kernel's result, downloaded
+    virtual std::vector<double> reference() = 0;            // the CPU reference of it
     virtual double time_ms(const std::string& variant) = 0;  // GPU: average per run (simulator: -1)
 };
 
@@ -113,6 +115,8 @@ public:
         const double err = max_relative_error(def_->output(data_), def_->reference(data_));
         return {def_->output_name, err, def_->tolerance, err <= def_->tolerance};
     }
+    std::vector<float> output() override { return def_->output(data_); }
+    std::vector<double> reference() override { return def_->reference(data_); }
     double time_ms(const std::string& variant) override { return def_->time_ms ? def_->time_ms(data_, variant) : -1.0; }
 
 private:
@@ -120,14 +124,21 @@ private:
     Data data_;
 };
 
+// A program from its definition, without registering it (tests build lessons
+// with deliberately wrong kernels this way).
 template <typename Data>
-bool register_program(program_def<Data> d) {
+program make_program(program_def<Data> d) {
     auto def = std::make_shared<const program_def<Data>>(std::move(d));
     program p{def->name, def->kind, def->summary, def->variants, def->dims, def->flops, {}};
     p.make = [def](const dims_t& dims, unsigned seed) -> std::unique_ptr<program_case> {
         return std::make_unique<typed_case<Data>>(def, def->inputs(dims, seed));
     };
-    registry().push_back(std::move(p));
+    return p;
+}
+
+template <typename Data>
+bool register_program(program_def<Data> d) {
+    registry().push_back(make_program(std::move(d)));
     return true;
 }
 

@@ -1,0 +1,65 @@
+// A workshop lesson, as the checker sees it: which runnable program holds its
+// kernels (variants "exercise" and "solution"), the sizes its check runs at,
+// the shape of its output (to name mismatching elements by row and column),
+// and its performance goal in simulated terms. Simulator only: goals read the
+// simulator's statistics.
+//
+//   TKLAB_LESSON(lesson01, tklab::lessons::Lesson{
+//       .number = 1, .folder = "lessons/01_tiles", .title = "Tiles and warps",
+//       .program = "lesson01",
+//       .sizes = {{{"R", 16}, {"C", 16}}, {{"R", 48}, {"C", 80}}},
+//       .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("R"), d.at("C")}; },
+//       .goals = {tklab::lessons::no_bank_conflicts()}});
+#pragma once
+#include <functional>
+#include <optional>
+#include <string>
+#include <utility>
+#include <vector>
+#include "sim/events.h"
+#include "tk/host/registry.h"
+
+namespace tklab::lessons {
+
+// A performance goal: what it asks, and why a run misses it (nothing when met).
+struct Goal {
+    std::string what;  // "no bank conflicts in shared-memory loads and stores"
+    std::function<std::optional<std::string>(const sim::RunResult&)> missed;
+};
+
+// Goals most lessons use.
+Goal no_bank_conflicts();                    // every shared-memory instruction kind
+Goal max_barrier_wait_share(double share);   // barrier waits below this share of warp time
+Goal max_registers(int per_thread);          // live tile registers per thread at the peak
+Goal max_cycles(uint64_t cycles);            // the slowest block's simulated cycles
+
+struct Lesson {
+    int number = 0;
+    std::string folder;    // "lessons/01_tiles", from the project root
+    std::string title;
+    std::string program;   // the registry program with variants "exercise" and "solution"
+    std::vector<tk::host::dims_t> sizes;  // the check runs at each, small and odd ones first
+    // rows x cols of the output for a size, to name a wrong element's place.
+    std::function<std::pair<int, int>(const tk::host::dims_t&)> shape;
+    std::vector<Goal> goals;  // checked on the last size's run
+};
+
+std::vector<Lesson>& lessons();  // in number order
+const Lesson* find_lesson(int number);
+bool add_lesson(Lesson l);
+
+// What `tklab lesson check` prints and decides.
+struct CheckResult {
+    bool passed = false;
+    std::string part;    // "correctness", "goal", "error" when failed
+    std::string report;  // the lines to print
+};
+
+// Runs `variant` of the lesson's program at every size with `seed` and
+// compares with the CPU reference; then the goals. Never throws: a simulator
+// error (a fault, a deadlock) is a failed check with its message.
+CheckResult check(const Lesson& l, const tk::host::program& p, const std::string& variant, unsigned seed = 1);
+
+} // namespace tklab::lessons
+
+#define TKLAB_LESSON(id, ...) static const bool tklab_lesson_##id = ::tklab::lessons::add_lesson(__VA_ARGS__)

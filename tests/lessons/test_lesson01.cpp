@@ -1,0 +1,117 @@
+// Lesson 1's check, checked: the solution passes, the exercise as shipped
+// fails, and every known-wrong kernel in lessons/01_tiles/wrong/ fails with
+// the message its first line ("// expect: TEXT") promises. Also: the CPU
+// reference's lane formula is the register tile's fragment layout.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "lessons/01_tiles/lesson.cuh"
+#include "lessons/01_tiles/exercise.cuh"
+#include "lessons/01_tiles/solution.cuh"
+#include "lessons/01_tiles/wrong/bf16_sum.cuh"
+#include "lessons/01_tiles/wrong/empty.cuh"
+#include "lessons/01_tiles/wrong/no_guard.cuh"
+#include "lessons/01_tiles/wrong/register_hungry.cuh"
+#include "lessons/01_tiles/wrong/thread_id.cuh"
+#include "lessons/01_tiles/wrong/wrong_index.cuh"
+#include "visualizer/model/fragment_layout.h"
+
+namespace {
+
+// lesson 1's check on one kernel, as `tklab lesson check 1` would run it.
+tklab::lessons::CheckResult check_kernel(lesson01::kernel_fn kernel) {
+    const tk::host::program p = tk::host::make_program(lesson01::program_def({{"under_test", kernel}}));
+    return tklab::lessons::check(lesson01::lesson(), p, "under_test");
+}
+
+// The first line of a file of lessons/01_tiles/, found from this file's place
+// (tests/lessons/ in the project).
+std::string first_line(const std::string& name) {
+    const auto root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+    std::ifstream in(root / "lessons" / "01_tiles" / name);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+struct KnownWrong {
+    const char* file;       // in lessons/01_tiles/
+    lesson01::kernel_fn kernel;
+    const char* part;       // the check's failing part
+    const char* expect;     // text its report must contain; the file's first line says the same
+};
+
+const KnownWrong known_wrong[] = {
+    {"wrong/empty.cuh", lesson01::wrong_empty::kernel, "correctness",
+     "1024 of 1024 elements differ from the CPU reference (largest error inf"},
+    {"wrong/wrong_index.cuh", lesson01::wrong_wrong_index::kernel, "correctness",
+     "2048 of 3072 elements differ from the CPU reference (largest error inf"},
+    {"wrong/thread_id.cuh", lesson01::wrong_thread_id::kernel, "correctness",
+     "2048 of 3072 elements differ from the CPU reference (largest error 64,"},
+    {"wrong/no_guard.cuh", lesson01::wrong_no_guard::kernel, "error", "tile coordinate is outside the global tensor"},
+    {"wrong/bf16_sum.cuh", lesson01::wrong_bf16_sum::kernel, "correctness", "correctness: wrong at C=64 R=16"},
+    {"wrong/register_hungry.cuh", lesson01::wrong_register_hungry::kernel, "goal",
+     "112 registers per thread live at the peak"},
+};
+
+} // namespace
+
+TEST_CASE("lesson 1: the reference's lane is the register tile's fragment layout", "[lessons][lesson01]") {
+    using base = tk::rt_base<float, tk::row_l>;
+    for (int lane = 0; lane < 32; ++lane)
+        for (int i = 0; i < 4; ++i)
+            for (int h = 0; h < 2; ++h) {
+                const int r = base::row_of(lane, i, h), c = base::col_of(lane, i, h);
+                CHECK(lesson01::lane_of(r, c) == lane);
+                CHECK(lesson01::lane_of(r + 16, c + 48) == lane);  // every 16x16 sub-tile alike
+                CHECK(tklab::view::fragment_slot(r, c).lane == lane);
+            }
+}
+
+TEST_CASE("lesson 1: the solution passes the check, goal included", "[lessons][lesson01]") {
+    const auto res = check_kernel(lesson01::solution::kernel);
+    INFO(res.report);
+    CHECK(res.passed);
+    CHECK(res.report.find("correct at C=64 R=80") != std::string::npos);
+    CHECK(res.report.find("goal met: at most 64 live tile registers per thread") != std::string::npos);
+}
+
+TEST_CASE("lesson 1: the exercise as shipped fails the check", "[lessons][lesson01]") {
+    const auto res = check_kernel(lesson01::exercise::kernel);
+    INFO(res.report);
+    CHECK_FALSE(res.passed);
+    CHECK(res.part == "correctness");
+    CHECK(res.report.find("(0, 2): yours") != std::string::npos);  // lane 1's first element: the lane was not added
+}
+
+TEST_CASE("lesson 1: every known-wrong kernel fails with its message", "[lessons][lesson01]") {
+    for (const KnownWrong& w : known_wrong) {
+        SECTION(w.file) {
+            CHECK(first_line(w.file) == std::string("// expect: ") + w.expect);
+            const auto res = check_kernel(w.kernel);
+            INFO(res.report);
+            CHECK_FALSE(res.passed);
+            CHECK(res.part == w.part);
+            CHECK(res.report.find(w.expect) != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("lesson 1: the known-wrong list covers lessons/01_tiles/wrong/", "[lessons][lesson01]") {
+    const auto dir = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "lessons" / "01_tiles" / "wrong";
+    size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() != ".cuh") continue;
+        ++files;
+        const std::string name = "wrong/" + e.path().filename().string();
+        bool listed = false;
+        for (const KnownWrong& w : known_wrong) listed = listed || name == w.file;
+        INFO(name);
+        CHECK(listed);
+    }
+    CHECK(files == std::size(known_wrong));
+}
