@@ -17,8 +17,6 @@
 #include "tk/host/registry.h"
 #if !defined(TKLAB_GPU_BACKEND)
 #include "cli/lesson.h"
-#endif
-#if !defined(TKLAB_GPU_BACKEND)
 #include "sim/simulator.h"
 #include "sim/trace_recorder.h"
 #include "trace/chrome_export.h"
