@@ -233,6 +233,10 @@ TEST_CASE("viewer: scripts drive the state the way the transport does", "[viewer
     // Snapshot labels keep their spaces.
     CHECK(run_script(v, "snapshot  acc after the main loop ") == "");
     CHECK(v.sel.snapshot == "acc after the main loop");
+    CHECK(run_script(v, "tile-lanes on") == "");
+    CHECK(v.tile.lanes);
+    CHECK(v.to_json()["tile"]["lanes"] == true);
+    CHECK_THAT(run_script(v, "tile-lanes yes"), Catch::Matchers::Contains("expected tile-lanes on|off"));
 
     // Mistakes say what was expected.
     CHECK_THAT(run_script(v, "step x"), Catch::Matchers::Contains("expected step [COUNT]"));

@@ -132,7 +132,7 @@ int main(int argc, char** argv) {
                                          "unit instruction|op|barrier, warp N|all, run, run-back, seek CYCLE, pos N, "
                                          "block N, break-conflict WAYS, break-wait CYCLES, break-fault on|off, "
                                          "break-line FILE:LINE, line FILE:LINE, range A B, zoom A B, snapshot LABEL, "
-                                         "speed CPS, play SECONDS")
+                                         "tile-lanes on|off, tile-delta on|off, speed CPS, play SECONDS")
         ->allow_extra_args(false);  // one value each time, so a file after it stays a file
     app.add_flag("--print-state", a.print_state, "Print the viewer's state as JSON after the script and exit "
                                                  "(no display needed)");

@@ -139,6 +139,7 @@ nlohmann::json ViewState::to_json() const {
     j["status"] = status;
     j["playing"] = playing;
     j["view"] = {view_begin, view_end};
+    j["tile"] = {{"lanes", tile.lanes}, {"col_layout", tile.col_layout}, {"delta", tile.delta}};
     j["breakpoints"] = {{"conflict_way", breakpoints.conflict_way},
                         {"wait_cycles", breakpoints.wait_cycles},
                         {"fault", breakpoints.fault},
@@ -269,6 +270,9 @@ std::string run_command(ViewState& v, const std::string& command) {
         const size_t at = command.find(w[1], command.find("snapshot") + 8);
         v.sel.snapshot = command.substr(at);
         v.sel.snapshot.erase(v.sel.snapshot.find_last_not_of(" \t") + 1);
+    } else if (cmd == "tile-lanes" || cmd == "tile-delta") {
+        if (w.size() != 2 || (w[1] != "on" && w[1] != "off")) return bad(cmd + " on|off");
+        (cmd == "tile-lanes" ? v.tile.lanes : v.tile.delta) = w[1] == "on";
     } else if (cmd == "speed") {
         if (w.size() != 2 || !arg(1, 0, n) || n == 0) return bad("speed CYCLES_PER_SECOND");
         v.speed = double(n);
@@ -281,7 +285,8 @@ std::string run_command(ViewState& v, const std::string& command) {
         v.playing = false;
     } else {
         return "unknown command \"" + cmd + "\"; commands: step, back, unit, warp, run, run-back, seek, pos, block, "
-               "break-conflict, break-wait, break-fault, break-line, line, range, zoom, snapshot, speed, play";
+               "break-conflict, break-wait, break-fault, break-line, line, range, zoom, snapshot, tile-lanes, tile-delta, "
+               "speed, play";
     }
     return "";
 }

@@ -28,6 +28,13 @@ struct Selection {
     std::string snapshot;          // the tile inspector's label, "" = the first
 };
 
+// The tile inspector's choices (scripts set them for screenshots).
+struct TileOptions {
+    bool lanes = false;       // colour by owning lane instead of value
+    bool col_layout = false;  // the tile is tk::col_l (not recorded in the trace)
+    bool delta = false;       // show the change since the previous snapshot of the label
+};
+
 struct ViewState {
     std::vector<Document> docs;    // docs[0] is walked by the cursor; docs[1] (if any) is compared
     uint32_t launch = 0, block = 0;  // the cursor's block (Launch::blocks index) in docs[0]
@@ -35,6 +42,7 @@ struct ViewState {
     Selection sel;
     StepUnit unit = StepUnit::instruction;
     Breakpoints breakpoints;
+    TileOptions tile;
     bool playing = false;
     double speed = 2000;           // simulated cycles per second while playing
     double play_carry = 0;         // fraction of a cycle left from the last tick
@@ -70,7 +78,7 @@ struct ViewState {
 // Runs one script command against the state ("step 10", "back 3", "unit op",
 // "warp 2", "run", "run-back", "seek 1200", "pos 40", "block 1",
 // "break-conflict 4", "break-wait 100", "break-line FILE:LINE", "line FILE:LINE",
-// "range 0 500", "zoom 0 2000", "snapshot LABEL", "play SECONDS").
+// "range 0 500", "zoom 0 2000", "snapshot LABEL", "tile-lanes on", "play SECONDS").
 // Returns an error message for a bad command, "" on success.
 std::string run_command(ViewState& v, const std::string& command);
 // Runs commands separated by ';' or newlines; stops at the first error.

@@ -22,13 +22,6 @@ namespace tklab::view {
 
 namespace {
 
-struct Choice {
-    bool lanes = false;      // colour by owning lane instead of value
-    bool col_layout = false;  // the tile is tk::col_l (not recorded in the trace)
-    bool delta = false;       // show the change since the previous snapshot of the label
-};
-Choice g_choice;
-
 
 // One block's snapshots grouped by label (in order of first appearance), each
 // group's indices ordered by cycle. Computed once per block.
@@ -116,14 +109,14 @@ void legend(float max_abs, bool delta) {
     ImGui::Dummy(ImVec2(w + ImGui::CalcTextSize(lo).x + ImGui::CalcTextSize(hi).x + 90, lh));
 }
 
-void grid(const trace::Snapshot& s, const trace::Snapshot* prev) {
+void grid(const trace::Snapshot& s, const trace::Snapshot* prev, const TileOptions& opt) {
     const bool reg = s.space == "register";
-    const bool delta = g_choice.delta && prev;
+    const bool delta = opt.delta && prev;
     auto value = [&](size_t i) { return delta ? s.values[i] - prev->values[i] : s.values[i]; };
     float max_abs = 0;
     for (size_t i = 0; i < s.values.size(); ++i)
         if (std::isfinite(value(i))) max_abs = std::max(max_abs, std::fabs(value(i)));
-    if (!(g_choice.lanes && reg)) legend(max_abs, delta);
+    if (!(opt.lanes && reg)) legend(max_abs, delta);
     else dim_wrapped("Colour and number: the lane holding the element. Hover for its register pair; the black outlines "
                      "show all elements of the hovered lane.");
 
@@ -152,7 +145,7 @@ void grid(const trace::Snapshot& s, const trace::Snapshot* prev) {
     const bool inside = ImGui::IsWindowHovered() && m.x >= o.x && m.y >= o.y && m.x < o.x + float(s.cols) * cell &&
                         m.y < o.y + float(s.rows) * cell;
     const int hr = inside ? int((m.y - o.y) / cell) : -1, hc = inside ? int((m.x - o.x) / cell) : -1;
-    const int hover_lane = inside && reg ? fragment_slot(hr, hc, g_choice.col_layout).lane : -1;
+    const int hover_lane = inside && reg ? fragment_slot(hr, hc, opt.col_layout).lane : -1;
     // Only the rows in view: a big tile at small cells is many rectangles.
     const float clip_top = ImGui::GetWindowPos().y, clip_bottom = clip_top + ImGui::GetWindowHeight();
     const int r_lo = std::clamp(int((clip_top - o.y) / cell), 0, s.rows);
@@ -161,16 +154,16 @@ void grid(const trace::Snapshot& s, const trace::Snapshot* prev) {
         for (int c = 0; c < s.cols; ++c) {
             const size_t i = size_t(r) * size_t(s.cols) + size_t(c);
             const float x = value(i);
-            const FragmentSlot slot = fragment_slot(r, c, g_choice.col_layout);
+            const FragmentSlot slot = fragment_slot(r, c, opt.col_layout);
             ImU32 fill;
-            if (g_choice.lanes && reg) fill = palette::lane_color(slot.lane);
+            if (opt.lanes && reg) fill = palette::lane_color(slot.lane);
             else if (!std::isfinite(x)) fill = IM_COL32(230, 0, 230, 255);
             else fill = palette::diverging(max_abs > 0 ? x / max_abs : 0);
             const float gap = cell > 5 ? 1 : 0;  // a dark seam between cells when they are big enough
             const ImVec2 a(o.x + float(c) * cell, o.y + float(r) * cell), z(a.x + cell - gap, a.y + cell - gap);
             dl->AddRectFilled(a, z, fill);
             char t[16];
-            if (g_choice.lanes && reg) std::snprintf(t, sizeof t, "%d", slot.lane);
+            if (opt.lanes && reg) std::snprintf(t, sizeof t, "%d", slot.lane);
             else short_number(t, sizeof t, x);
             if (cell >= 12) fit_text(dl, a, z, t, ink_on(fill));
             // The hovered element's lane: all 8 elements it holds per sub-tile.
@@ -191,11 +184,11 @@ void grid(const trace::Snapshot& s, const trace::Snapshot* prev) {
         ImGui::Text("row %d, col %d: %.6g", hr, hc, double(s.values[i]));
         if (delta) ImGui::Text("change since the previous snapshot: %+.6g", double(value(i)));
         if (reg) {
-            const FragmentSlot slot = fragment_slot(hr, hc, g_choice.col_layout);
+            const FragmentSlot slot = fragment_slot(hr, hc, opt.col_layout);
             ImGui::Text("held by lane %d: tiles[%d][%d].data[%d].%s", slot.lane, slot.sub_row, slot.sub_col, slot.pair,
                         slot.half ? "y" : "x");
             ImGui::TextColored(ImColor(palette::text_dim), "(register pair %d of its 16x16 sub-tile; %s layout)", slot.pair,
-                               g_choice.col_layout ? "col" : "row");
+                               opt.col_layout ? "col" : "row");
         } else {
             ImGui::TextColored(ImColor(palette::text_dim),
                                "a shared tile (the snapshot holds values only, not their addresses or swizzle)");
@@ -295,15 +288,15 @@ void draw_tile_inspector(ViewState& v) {
         if (p.warp == s.warp && p.rows == s.rows && p.cols == s.cols && p.values.size() == s.values.size()) prev = &p;
     }
     if (reg) {
-        ImGui::Checkbox("lanes", &g_choice.lanes);
+        ImGui::Checkbox("lanes", &v.tile.lanes);
         ImGui::SameLine();
-        ImGui::Checkbox("col layout (tk::col_l)", &g_choice.col_layout);
+        ImGui::Checkbox("col layout (tk::col_l)", &v.tile.col_layout);
         ImGui::SameLine();
     }
     if (!prev) ImGui::BeginDisabled();
-    ImGui::Checkbox("change since previous", &g_choice.delta);
+    ImGui::Checkbox("change since previous", &v.tile.delta);
     if (!prev) ImGui::EndDisabled();
-    grid(s, prev);
+    grid(s, prev, v.tile);
     ImGui::End();
 }
 
