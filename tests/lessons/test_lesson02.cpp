@@ -1,0 +1,128 @@
+// Lesson 2's check, checked: the solution passes, the exercise as shipped
+// fails, and every known-wrong kernel in lessons/02_softmax/wrong/ fails with
+// the message its first line ("// expect: TEXT") promises. Also: the inputs
+// are what the lesson says they are (rows that overflow and underflow exp in
+// float, so a softmax without the max subtracted cannot pass).
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "lessons/02_softmax/lesson.cuh"
+#include "lessons/02_softmax/exercise.cuh"
+#include "lessons/02_softmax/solution.cuh"
+#include "lessons/02_softmax/wrong/bf16_exp.cuh"
+#include "lessons/02_softmax/wrong/div_max.cuh"
+#include "lessons/02_softmax/wrong/empty.cuh"
+#include "lessons/02_softmax/wrong/no_max.cuh"
+#include "lessons/02_softmax/wrong/register_hungry.cuh"
+#include "lessons/02_softmax/wrong/wrong_index.cuh"
+
+namespace {
+
+// lesson 2's check on one kernel, as `tklab lesson check 2` would run it.
+tklab::lessons::CheckResult check_kernel(lesson02::kernel_fn kernel) {
+    const tk::host::program p = tk::host::make_program(lesson02::program_def({{"under_test", kernel}}));
+    return tklab::lessons::check(lesson02::lesson(), p, "under_test");
+}
+
+// The first line of a file of lessons/02_softmax/, found from this file's
+// place (tests/lessons/ in the project).
+std::string first_line(const std::string& name) {
+    const auto root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+    std::ifstream in(root / "lessons" / "02_softmax" / name);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+struct KnownWrong {
+    const char* file;       // in lessons/02_softmax/
+    lesson02::kernel_fn kernel;
+    const char* part;       // the check's failing part
+    const char* expect;     // text its report must contain; the file's first line says the same
+};
+
+const KnownWrong known_wrong[] = {
+    {"wrong/empty.cuh", lesson02::wrong_empty::kernel, "correctness",
+     "1024 of 1024 elements differ from the CPU reference (largest error inf"},
+    {"wrong/no_max.cuh", lesson02::wrong_no_max::kernel, "correctness", 
+     "512 of 1024 elements differ from the CPU reference (largest error inf"},
+    {"wrong/div_max.cuh", lesson02::wrong_div_max::kernel, "correctness",
+     "941 of 1024 elements differ from the CPU reference (largest error 0.965"},
+    {"wrong/bf16_exp.cuh", lesson02::wrong_bf16_exp::kernel, "correctness", "correctness: wrong at C=64 R=16"},
+    {"wrong/wrong_index.cuh", lesson02::wrong_wrong_index::kernel, "correctness",
+     "correctness: wrong at C=64 R=48: 2048 of 3072 elements differ from the CPU reference (largest error inf"},
+    {"wrong/register_hungry.cuh", lesson02::wrong_register_hungry::kernel, "goal",
+     "132 registers per thread live at the peak"},
+};
+
+} // namespace
+
+TEST_CASE("lesson 2: the inputs overflow and underflow exp where the lesson says", "[lessons][lesson02]") {
+    for (int rows : {16, 48, 256}) {
+        const lesson02::Data g = lesson02::make_inputs({{"R", rows}, {"C", 64}}, 1);
+        const auto want = lesson02::reference(g);
+        for (int r = 0; r < rows; ++r) {
+            bool overflows = false, all_underflow = true;
+            double sum = 0;
+            for (int c = 0; c < 64; ++c) {
+                const float e = std::exp(g.x[size_t(r) * 64 + c]);  // exp in float, no max subtracted
+                overflows = overflows || std::isinf(e);
+                all_underflow = all_underflow && e == 0.0f;
+                sum += want[size_t(r) * 64 + c];
+            }
+            INFO("row " << r);
+            CHECK(overflows == (r % 4 == 2));
+            CHECK(all_underflow == (r % 4 == 3));
+            CHECK(std::abs(sum - 1.0) < 1e-12);
+        }
+    }
+}
+
+TEST_CASE("lesson 2: the solution passes the check, goal included", "[lessons][lesson02]") {
+    const auto res = check_kernel(lesson02::solution::kernel);
+    INFO(res.report);
+    CHECK(res.passed);
+    CHECK(res.report.find("correct at C=64 R=80") != std::string::npos);
+    CHECK(res.report.find("goal met: at most 48 live tile registers per thread") != std::string::npos);
+}
+
+TEST_CASE("lesson 2: the exercise as shipped fails the check", "[lessons][lesson02]") {
+    const auto res = check_kernel(lesson02::exercise::kernel);
+    INFO(res.report);
+    CHECK_FALSE(res.passed);
+    CHECK(res.part == "correctness");
+    CHECK(res.report.find("correctness: wrong at C=64 R=16: 1024 of 1024 elements differ") != std::string::npos);
+}
+
+TEST_CASE("lesson 2: every known-wrong kernel fails with its message", "[lessons][lesson02]") {
+    for (const KnownWrong& w : known_wrong) {
+        SECTION(w.file) {
+            CHECK(first_line(w.file) == std::string("// expect: ") + w.expect);
+            const auto res = check_kernel(w.kernel);
+            INFO(res.report);
+            CHECK_FALSE(res.passed);
+            CHECK(res.part == w.part);
+            CHECK(res.report.find(w.expect) != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("lesson 2: the known-wrong list covers lessons/02_softmax/wrong/", "[lessons][lesson02]") {
+    const auto dir = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "lessons" / "02_softmax" / "wrong";
+    size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() != ".cuh") continue;
+        ++files;
+        const std::string name = "wrong/" + e.path().filename().string();
+        bool listed = false;
+        for (const KnownWrong& w : known_wrong) listed = listed || name == w.file;
+        INFO(name);
+        CHECK(listed);
+    }
+    CHECK(files == std::size(known_wrong));
+}

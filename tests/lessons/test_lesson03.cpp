@@ -1,0 +1,113 @@
+// Lesson 3's check, checked: the solution passes, the exercise as shipped
+// fails, and every known-wrong kernel in lessons/03_mma/wrong/ fails with the
+// message its first line ("// expect: TEXT") promises.
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <string>
+
+#include "lessons/03_mma/lesson.cuh"
+#include "lessons/03_mma/exercise.cuh"
+#include "lessons/03_mma/solution.cuh"
+#include "lessons/03_mma/wrong/bf16_output.cuh"
+#include "lessons/03_mma/wrong/empty.cuh"
+#include "lessons/03_mma/wrong/k_tile_zero.cuh"
+#include "lessons/03_mma/wrong/separate_product.cuh"
+#include "lessons/03_mma/wrong/transposed_store.cuh"
+#include "lessons/03_mma/wrong/zero_in_loop.cuh"
+#include "sim/simulator.h"
+
+namespace {
+
+// lesson 3's check on one kernel, as `tklab lesson check 3` would run it.
+tklab::lessons::CheckResult check_kernel(lesson03::kernel_fn kernel) {
+    const tk::host::program p = tk::host::make_program(lesson03::program_def({{"under_test", kernel}}));
+    return tklab::lessons::check(lesson03::lesson(), p, "under_test");
+}
+
+// The first line of a file of lessons/03_mma/, found from this file's place
+// (tests/lessons/ in the project).
+std::string first_line(const std::string& name) {
+    const auto root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+    std::ifstream in(root / "lessons" / "03_mma" / name);
+    std::string line;
+    std::getline(in, line);
+    return line;
+}
+
+struct KnownWrong {
+    const char* file;       // in lessons/03_mma/
+    lesson03::kernel_fn kernel;
+    const char* part;       // the check's failing part
+    const char* expect;     // text its report must contain; the file's first line says the same
+};
+
+const KnownWrong known_wrong[] = {
+    {"wrong/empty.cuh", lesson03::wrong_empty::kernel, "correctness",
+     "256 of 256 elements differ from the CPU reference (largest error inf"},
+    {"wrong/zero_in_loop.cuh", lesson03::wrong_zero_in_loop::kernel, "correctness", "correctness: wrong at K=32 M=16 N=48"},
+    {"wrong/k_tile_zero.cuh", lesson03::wrong_k_tile_zero::kernel, "correctness", "correctness: wrong at K=32 M=16 N=48"},
+    {"wrong/transposed_store.cuh", lesson03::wrong_transposed_store::kernel, "error",
+     "tile coordinate is outside the global tensor"},
+    {"wrong/bf16_output.cuh", lesson03::wrong_bf16_output::kernel, "correctness", "correctness: wrong at K=16 M=16 N=16"},
+    {"wrong/separate_product.cuh", lesson03::wrong_separate_product::kernel, "goal",
+     "24 registers per thread live at the peak"},
+};
+
+} // namespace
+
+TEST_CASE("lesson 3: the solution passes the check, goal included", "[lessons][lesson03]") {
+    const auto res = check_kernel(lesson03::solution::kernel);
+    INFO(res.report);
+    CHECK(res.passed);
+    CHECK(res.report.find("correct at K=32 M=16 N=48") != std::string::npos);
+    CHECK(res.report.find("correct at K=80 M=48 N=16") != std::string::npos);
+    CHECK(res.report.find("goal met: at most 16 live tile registers per thread") != std::string::npos);
+}
+
+TEST_CASE("lesson 3: each k-step is two mma.sync instructions per warp", "[lessons][lesson03]") {
+    // 64 x 96 x 64: 24 blocks of one warp, 4 k-steps each, two m16n8k16 per step.
+    const tk::host::program p = tk::host::make_program(lesson03::program_def({{"solution", lesson03::solution::kernel}}));
+    auto c = p.make(p.resolve({{"M", 64}, {"N", 96}, {"K", 64}}), 1);
+    c->run("solution");
+    CHECK(c->check().passed);
+    CHECK(tklab::sim::last_run().stats.by_op[size_t(tklab::sim::Op::mma)] == 24u * 4u * 2u);
+}
+
+TEST_CASE("lesson 3: the exercise as shipped fails the check", "[lessons][lesson03]") {
+    const auto res = check_kernel(lesson03::exercise::kernel);
+    INFO(res.report);
+    CHECK_FALSE(res.passed);
+    CHECK(res.part == "correctness");
+    CHECK(res.report.find("256 of 256 elements differ") != std::string::npos);  // nothing stored yet
+}
+
+TEST_CASE("lesson 3: every known-wrong kernel fails with its message", "[lessons][lesson03]") {
+    for (const KnownWrong& w : known_wrong) {
+        SECTION(w.file) {
+            CHECK(first_line(w.file) == std::string("// expect: ") + w.expect);
+            const auto res = check_kernel(w.kernel);
+            INFO(res.report);
+            CHECK_FALSE(res.passed);
+            CHECK(res.part == w.part);
+            CHECK(res.report.find(w.expect) != std::string::npos);
+        }
+    }
+}
+
+TEST_CASE("lesson 3: the known-wrong list covers lessons/03_mma/wrong/", "[lessons][lesson03]") {
+    const auto dir = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "lessons" / "03_mma" / "wrong";
+    size_t files = 0;
+    for (const auto& e : std::filesystem::directory_iterator(dir)) {
+        if (e.path().extension() != ".cuh") continue;
+        ++files;
+        const std::string name = "wrong/" + e.path().filename().string();
+        bool listed = false;
+        for (const KnownWrong& w : known_wrong) listed = listed || name == w.file;
+        INFO(name);
+        CHECK(listed);
+    }
+    CHECK(files == std::size(known_wrong));
+}
