@@ -43,7 +43,9 @@ std::string hex(uint32_t value, int digits = 0) {
 }
 
 std::string coord(const Dim3& d) {
-    return "(" + std::to_string(d.x) + "," + std::to_string(d.y) + "," + std::to_string(d.z) + ")";
+    char s[48];  // snprintf: GCC 12 warns (-Wrestrict, falsely) on "(" + std::to_string(...)
+    std::snprintf(s, sizeof s, "(%u,%u,%u)", d.x, d.y, d.z);
+    return s;
 }
 
 std::string table_name(const std::vector<std::string>& table, size_t index, const char* fallback) {
