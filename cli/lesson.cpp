@@ -18,15 +18,6 @@ namespace {
 namespace fs = std::filesystem;
 using nlohmann::json;
 
-// The running binary's path, read before a rebuild replaces the file.
-std::string self_path() {
-    std::string p(4096, '\0');
-    const ssize_t n = readlink("/proc/self/exe", p.data(), p.size() - 1);
-    p.resize(n > 0 ? size_t(n) : 0);
-    return p;
-}
-
-std::string build_dir() { return fs::path(self_path()).parent_path().string(); }
 
 std::string read_file(const fs::path& p) {
     std::ifstream in(p, std::ios::binary);
@@ -40,7 +31,7 @@ std::string read_file(const fs::path& p) {
 // names another file (the tests use their own).
 fs::path progress_file() {
     const char* env = std::getenv("TKLAB_LESSON_PROGRESS");
-    return env && *env ? fs::path(env) : fs::path(build_dir()) / "lesson_progress.json";
+    return env && *env ? fs::path(env) : fs::path(executable_dir()) / "lesson_progress.json";
 }
 
 struct Progress {
@@ -73,7 +64,7 @@ const lessons::Lesson& find_or_fail(int n) {
 // The exercise is compiled into tklab: after the student edits it, rebuild and
 // run the new tklab. Compiler errors are the student's, shown as they are.
 void rebuild_and_rerun(int argc, char** argv) {
-    const std::string self = self_path(), dir = build_dir();
+    const std::string self = executable_path(), dir = executable_dir();
     if (!fs::exists(fs::path(dir) / "CMakeCache.txt")) return;  // an installed tklab: nothing to build
     std::fprintf(stderr, "tklab lesson: building your changes (cmake --build %s --target tklab)...\n", dir.c_str());
     const std::string cmd = "cmake --build '" + dir + "' --target tklab 2>&1";
@@ -181,9 +172,9 @@ int check(const lessons::Lesson& l, bool solution, unsigned seed) {
 
 int run(const lessons::Lesson& l, const LessonArgs& a, const RunProgram& run_program) {
     const std::string variant = a.solution ? "solution" : "exercise";
-    const std::string trace = (fs::path(build_dir()) / ("lesson" + std::to_string(l.number) + "_" + variant + ".cbor")).string();
+    const std::string trace = (fs::path(executable_dir()) / ("lesson" + std::to_string(l.number) + "_" + variant + ".cbor")).string();
     const int rc = run_program(l.program, variant, trace);
-    const std::string viewer = (fs::path(build_dir()) / "tklab_view").string();
+    const std::string viewer = (fs::path(executable_dir()) / "tklab_view").string();
     const char* display = std::getenv("DISPLAY");
     if (!a.no_view && display && *display && access(viewer.c_str(), X_OK) == 0 && fs::exists(trace)) {
         std::fprintf(stderr, "tklab lesson: opening the visualizer (--no-view to skip)\n");
@@ -195,6 +186,18 @@ int run(const lessons::Lesson& l, const LessonArgs& a, const RunProgram& run_pro
 }
 
 } // namespace
+
+std::string executable_path() {
+    std::string p(4096, '\0');
+    const ssize_t n = readlink("/proc/self/exe", p.data(), p.size() - 1);
+    p.resize(n > 0 ? size_t(n) : 0);
+    return p;
+}
+
+std::string executable_dir() {
+    const std::string p = executable_path();
+    return p.empty() ? "." : fs::path(p).parent_path().string();
+}
 
 int cmd_lesson(const LessonArgs& a, int argc, char** argv, const RunProgram& run_program) {
     if (a.action == "list") return list();

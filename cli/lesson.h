@@ -21,4 +21,9 @@ using RunProgram = std::function<int(const std::string& program, const std::stri
 
 int cmd_lesson(const LessonArgs& a, int argc, char** argv, const RunProgram& run);
 
+// This program's file (read before a rebuild replaces it), and its folder,
+// where the build puts tklab_view and keeps lesson progress.
+std::string executable_path();
+std::string executable_dir();
+
 } // namespace tklab::cli

@@ -338,11 +338,7 @@ int cmd_export(const std::string& file, const std::string& out, bool salvage, bo
 // The visualizer is its own program (it needs a display and OpenGL; tklab
 // does not), built beside this one.
 int cmd_view(const std::vector<std::string>& args) {
-    std::string self(4096, '\0');
-    const ssize_t n = readlink("/proc/self/exe", self.data(), self.size() - 1);
-    self.resize(n > 0 ? size_t(n) : 0);
-    const std::string dir = self.empty() ? "." : self.substr(0, self.rfind('/'));
-    const std::string viewer = dir + "/tklab_view";
+    const std::string viewer = tklab::cli::executable_dir() + "/tklab_view";
     if (access(viewer.c_str(), X_OK) != 0) {
         std::fprintf(stderr, "%s view: the visualizer was not built (%s is missing): Dear ImGui, GLFW or OpenGL\n"
                              "  was not found when the build was configured. Install them (scripts/setup.sh does:\n"

@@ -79,15 +79,9 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
     p.name = std::move(name);
     p.kind = "lesson";
     p.summary = "Lesson 1, tiles and warps: OUT = X + the lane holding each element (R x 64, one 16x64 strip per warp)";
-    p.variants.clear();
-    for (const auto& k : kernels) p.variants.push_back(k.first);
     p.dims = {{"R", 256, 16, 4096}, {"C", 64, 64, 64}};
     p.inputs = make_inputs;
-    p.run = [kernels](Data& g, const std::string& variant) {
-        for (const auto& k : kernels)
-            if (k.first == variant) return launch("lesson01", k.second, g);
-        throw std::invalid_argument("lesson01 has no variant '" + variant + "'");
-    };
+    tk::host::set_variants(p, std::move(kernels), [](Data& g, kernel_fn k) { launch("lesson01", k, g); });
     p.output = [](Data& g) { return g.dout->download(); };
     p.reference = reference;
     p.output_name = "OUT";

@@ -105,15 +105,9 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
     p.name = std::move(name);
     p.kind = "lesson";
     p.summary = "Lesson 2, maps and reductions: OUT = row-wise softmax of X (R x 64 float, one 16x64 strip per warp)";
-    p.variants.clear();
-    for (const auto& k : kernels) p.variants.push_back(k.first);
     p.dims = {{"R", 256, 16, 4096}, {"C", 64, 64, 64}};
     p.inputs = make_inputs;
-    p.run = [kernels](Data& g, const std::string& variant) {
-        for (const auto& k : kernels)
-            if (k.first == variant) return launch("lesson02", k.second, g);
-        throw std::invalid_argument("lesson02 has no variant '" + variant + "'");
-    };
+    tk::host::set_variants(p, std::move(kernels), [](Data& g, kernel_fn k) { launch("lesson02", k, g); });
     p.output = [](Data& g) { return g.dout->download(); };
     p.reference = reference;
     p.output_name = "OUT";

@@ -70,15 +70,9 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
     p.name = std::move(name);
     p.kind = "lesson";
     p.summary = "Lesson 3, tensor cores: C = A * B (bf16 in, fp32 out), one warp per 16x16 tile of C, mma over K";
-    p.variants.clear();
-    for (const auto& k : kernels) p.variants.push_back(k.first);
     p.dims = {{"M", 64, 16, 4096}, {"N", 64, 16, 4096}, {"K", 64, 16, 4096}};
     p.inputs = make_inputs;
-    p.run = [kernels](Data& g, const std::string& variant) {
-        for (const auto& k : kernels)
-            if (k.first == variant) return launch("lesson03", k.second, g);
-        throw std::invalid_argument("lesson03 has no variant '" + variant + "'");
-    };
+    tk::host::set_variants(p, std::move(kernels), [](Data& g, kernel_fn k) { launch("lesson03", k, g); });
     p.output = [](Data& g) { return g.dc->download(); };
     p.reference = reference;
     p.output_name = std::string("C");  // (a std::string: assigning the one-letter literal trips a GCC 12 -Wrestrict false alarm)

@@ -74,15 +74,9 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
     p.name = std::move(name);
     p.kind = "lesson";
     p.summary = "Lesson 4, shared memory and bank conflicts: OUT = X transposed (M x N float), one 32x32 shared tile per block";
-    p.variants.clear();
-    for (const auto& k : kernels) p.variants.push_back(k.first);
     p.dims = {{"M", 128, 32, 4096}, {"N", 192, 32, 4096}};
     p.inputs = make_inputs;
-    p.run = [kernels](Data& g, const std::string& variant) {
-        for (const auto& k : kernels)
-            if (k.first == variant) return launch("lesson04", k.second, g);
-        throw std::invalid_argument("lesson04 has no variant '" + variant + "'");
-    };
+    tk::host::set_variants(p, std::move(kernels), [](Data& g, kernel_fn k) { launch("lesson04", k, g); });
     p.output = [](Data& g) { return g.dout->download(); };
     p.reference = reference;
     p.output_name = "OUT";

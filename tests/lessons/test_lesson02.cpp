@@ -5,9 +5,9 @@
 // float, so a softmax without the max subtracted cannot pass).
 #include <catch2/catch.hpp>
 
+#include "support/known_wrong.h"
+
 #include <cmath>
-#include <filesystem>
-#include <fstream>
 #include <iterator>
 #include <string>
 
@@ -29,22 +29,7 @@ tklab::lessons::CheckResult check_kernel(lesson02::kernel_fn kernel) {
     return tklab::lessons::check(lesson02::lesson(), p, "under_test");
 }
 
-// The first line of a file of lessons/02_softmax/, found from this file's
-// place (tests/lessons/ in the project).
-std::string first_line(const std::string& name) {
-    const auto root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
-    std::ifstream in(root / "lessons" / "02_softmax" / name);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-
-struct KnownWrong {
-    const char* file;       // in lessons/02_softmax/
-    lesson02::kernel_fn kernel;
-    const char* part;       // the check's failing part
-    const char* expect;     // text its report must contain; the file's first line says the same
-};
+using KnownWrong = lesson_tests::KnownWrong<lesson02::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson02::wrong_empty::kernel, "correctness",
@@ -100,29 +85,9 @@ TEST_CASE("lesson 2: the exercise as shipped fails the check", "[lessons][lesson
 }
 
 TEST_CASE("lesson 2: every known-wrong kernel fails with its message", "[lessons][lesson02]") {
-    for (const KnownWrong& w : known_wrong) {
-        SECTION(w.file) {
-            CHECK(first_line(w.file) == std::string("// expect: ") + w.expect);
-            const auto res = check_kernel(w.kernel);
-            INFO(res.report);
-            CHECK_FALSE(res.passed);
-            CHECK(res.part == w.part);
-            CHECK(res.report.find(w.expect) != std::string::npos);
-        }
-    }
+    lesson_tests::check_known_wrong("lessons/02_softmax", known_wrong, check_kernel);
 }
 
 TEST_CASE("lesson 2: the known-wrong list covers lessons/02_softmax/wrong/", "[lessons][lesson02]") {
-    const auto dir = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "lessons" / "02_softmax" / "wrong";
-    size_t files = 0;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-        if (e.path().extension() != ".cuh") continue;
-        ++files;
-        const std::string name = "wrong/" + e.path().filename().string();
-        bool listed = false;
-        for (const KnownWrong& w : known_wrong) listed = listed || name == w.file;
-        INFO(name);
-        CHECK(listed);
-    }
-    CHECK(files == std::size(known_wrong));
+    lesson_tests::check_list_covers_wrong_folder("lessons/02_softmax", known_wrong);
 }

@@ -3,8 +3,8 @@
 // message its first line ("// expect: TEXT") promises.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-#include <fstream>
+#include "support/known_wrong.h"
+
 #include <iterator>
 #include <string>
 
@@ -27,22 +27,7 @@ tklab::lessons::CheckResult check_kernel(lesson03::kernel_fn kernel) {
     return tklab::lessons::check(lesson03::lesson(), p, "under_test");
 }
 
-// The first line of a file of lessons/03_mma/, found from this file's place
-// (tests/lessons/ in the project).
-std::string first_line(const std::string& name) {
-    const auto root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
-    std::ifstream in(root / "lessons" / "03_mma" / name);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-
-struct KnownWrong {
-    const char* file;       // in lessons/03_mma/
-    lesson03::kernel_fn kernel;
-    const char* part;       // the check's failing part
-    const char* expect;     // text its report must contain; the file's first line says the same
-};
+using KnownWrong = lesson_tests::KnownWrong<lesson03::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson03::wrong_empty::kernel, "correctness",
@@ -85,29 +70,9 @@ TEST_CASE("lesson 3: the exercise as shipped fails the check", "[lessons][lesson
 }
 
 TEST_CASE("lesson 3: every known-wrong kernel fails with its message", "[lessons][lesson03]") {
-    for (const KnownWrong& w : known_wrong) {
-        SECTION(w.file) {
-            CHECK(first_line(w.file) == std::string("// expect: ") + w.expect);
-            const auto res = check_kernel(w.kernel);
-            INFO(res.report);
-            CHECK_FALSE(res.passed);
-            CHECK(res.part == w.part);
-            CHECK(res.report.find(w.expect) != std::string::npos);
-        }
-    }
+    lesson_tests::check_known_wrong("lessons/03_mma", known_wrong, check_kernel);
 }
 
 TEST_CASE("lesson 3: the known-wrong list covers lessons/03_mma/wrong/", "[lessons][lesson03]") {
-    const auto dir = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "lessons" / "03_mma" / "wrong";
-    size_t files = 0;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-        if (e.path().extension() != ".cuh") continue;
-        ++files;
-        const std::string name = "wrong/" + e.path().filename().string();
-        bool listed = false;
-        for (const KnownWrong& w : known_wrong) listed = listed || name == w.file;
-        INFO(name);
-        CHECK(listed);
-    }
-    CHECK(files == std::size(known_wrong));
+    lesson_tests::check_list_covers_wrong_folder("lessons/03_mma", known_wrong);
 }

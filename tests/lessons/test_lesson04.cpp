@@ -5,8 +5,8 @@
 // row and every column of the tile in 32 different banks.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
-#include <fstream>
+#include "support/known_wrong.h"
+
 #include <iterator>
 #include <set>
 #include <string>
@@ -29,22 +29,7 @@ tklab::lessons::CheckResult check_kernel(lesson04::kernel_fn kernel) {
     return tklab::lessons::check(lesson04::lesson(), p, "under_test");
 }
 
-// The first line of a file of lessons/04_bank_conflicts/, found from this
-// file's place (tests/lessons/ in the project).
-std::string first_line(const std::string& name) {
-    const auto root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
-    std::ifstream in(root / "lessons" / "04_bank_conflicts" / name);
-    std::string line;
-    std::getline(in, line);
-    return line;
-}
-
-struct KnownWrong {
-    const char* file;       // in lessons/04_bank_conflicts/
-    lesson04::kernel_fn kernel;
-    const char* part;       // the check's failing part
-    const char* expect;     // text its report must contain; the file's first line says the same
-};
+using KnownWrong = lesson_tests::KnownWrong<lesson04::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson04::wrong_empty::kernel, "correctness",
@@ -119,29 +104,9 @@ TEST_CASE("lesson 4: the exercise as shipped fails the check", "[lessons][lesson
 }
 
 TEST_CASE("lesson 4: every known-wrong kernel fails with its message", "[lessons][lesson04]") {
-    for (const KnownWrong& w : known_wrong) {
-        SECTION(w.file) {
-            CHECK(first_line(w.file) == std::string("// expect: ") + w.expect);
-            const auto res = check_kernel(w.kernel);
-            INFO(res.report);
-            CHECK_FALSE(res.passed);
-            CHECK(res.part == w.part);
-            CHECK(res.report.find(w.expect) != std::string::npos);
-        }
-    }
+    lesson_tests::check_known_wrong("lessons/04_bank_conflicts", known_wrong, check_kernel);
 }
 
 TEST_CASE("lesson 4: the known-wrong list covers lessons/04_bank_conflicts/wrong/", "[lessons][lesson04]") {
-    const auto dir = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "lessons" / "04_bank_conflicts" / "wrong";
-    size_t files = 0;
-    for (const auto& e : std::filesystem::directory_iterator(dir)) {
-        if (e.path().extension() != ".cuh") continue;
-        ++files;
-        const std::string name = "wrong/" + e.path().filename().string();
-        bool listed = false;
-        for (const KnownWrong& w : known_wrong) listed = listed || name == w.file;
-        INFO(name);
-        CHECK(listed);
-    }
-    CHECK(files == std::size(known_wrong));
+    lesson_tests::check_list_covers_wrong_folder("lessons/04_bank_conflicts", known_wrong);
 }

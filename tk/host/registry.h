@@ -15,6 +15,7 @@
 #include <memory>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 #include "tk/host/reference.h"
 
@@ -94,6 +95,20 @@ struct program_def {
     std::function<double(const dims_t&)> flops;
     std::function<double(Data&, const std::string& variant)> time_ms;  // optional: a GPU timing loop
 };
+
+// Variants that differ only in the kernel they launch (a lesson's exercise,
+// solution and known-wrong kernels): fills def.variants in order (the first is
+// the default) and def.run, which calls launch(data, kernel). Set def.name first.
+template <typename Data, typename Kernel, typename Launch>
+void set_variants(program_def<Data>& def, std::vector<std::pair<std::string, Kernel>> kernels, Launch launch) {
+    def.variants.clear();
+    for (const auto& k : kernels) def.variants.push_back(k.first);
+    def.run = [kernels = std::move(kernels), launch, name = def.name](Data& d, const std::string& variant) {
+        for (const auto& k : kernels)
+            if (k.first == variant) return launch(d, k.second);
+        throw std::invalid_argument(name + " has no variant '" + variant + "'");
+    };
+}
 
 inline std::vector<program>& registry() {
     static std::vector<program> r;
