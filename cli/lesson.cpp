@@ -45,10 +45,18 @@ struct Progress {
         }
         if (!doc.is_object()) doc = json::object();
     }
-    int hints(int n) const { return doc.value("hints", json::object()).value(std::to_string(n), 0); }
-    bool passed(int n) const { return doc.value("passed", json::object()).value(std::to_string(n), false); }
-    void set_hints(int n, int k) { doc["hints"][std::to_string(n)] = k; save(); }
-    void set_passed(int n) { doc["passed"][std::to_string(n)] = true; save(); }
+    // Hints: "4" for a lesson's first part, "4.2" for its part 2. Passed: "4"
+    // for the whole lesson, "4.1", "4.2" for its parts.
+    static std::string key(int n, int part, bool first_is_lesson) {
+        char k[32];
+        if (part > 1 || (part == 1 && !first_is_lesson)) std::snprintf(k, sizeof k, "%d.%d", n, part);
+        else std::snprintf(k, sizeof k, "%d", n);
+        return k;
+    }
+    int hints(int n, int part) const { return doc.value("hints", json::object()).value(key(n, part, true), 0); }
+    bool passed(int n, int part = 0) const { return doc.value("passed", json::object()).value(key(n, part, false), false); }
+    void set_hints(int n, int part, int k) { doc["hints"][key(n, part, true)] = k; save(); }
+    void set_passed(int n, int part = 0) { doc["passed"][key(n, part, false)] = true; save(); }
     void save() const { std::ofstream(file) << doc.dump(2) << "\n"; }
 };
 
@@ -93,11 +101,42 @@ void rebuild_and_rerun(int argc, char** argv) {
 int list() {
     const Progress prog;
     if (lessons::lessons().empty()) std::printf("no lessons built in\n");
-    for (const lessons::Lesson& l : lessons::lessons())
-        std::printf("%2d  %-36s %-28s%s\n", l.number, l.title.c_str(), l.folder.c_str(), prog.passed(l.number) ? "  passed" : "");
+    for (const lessons::Lesson& l : lessons::lessons()) {
+        const int parts = int(lessons::parts(l).size());
+        int parts_passed = 0;
+        for (int n = 1; n <= parts; ++n) parts_passed += prog.passed(l.number, n) ? 1 : 0;
+        char state[64] = "";
+        if (prog.passed(l.number)) std::snprintf(state, sizeof state, "passed");
+        else if (parts > 1 && parts_passed > 0) std::snprintf(state, sizeof state, "%d of %d parts passed", parts_passed, parts);
+        if (*state) std::printf("%2d  %-42s %-30s  %s\n", l.number, l.title.c_str(), l.folder.c_str(), state);
+        else std::printf("%2d  %-42s %s\n", l.number, l.title.c_str(), l.folder.c_str());
+    }
     std::printf("\nStart with `tklab lesson run 1`; read %s/README.md first.\n",
                 lessons::lessons().empty() ? "lessons" : lessons::lessons().front().folder.c_str());
     return 0;
+}
+
+// The part `n` (1-based) of a lesson, or a usage error naming the parts there are.
+const lessons::Part& part_or_fail(const lessons::Lesson& l, const std::vector<lessons::Part>& all, int n) {
+    if (n < 1 || n > int(all.size())) {
+        std::fprintf(stderr, "tklab lesson: lesson %d has %s; --part takes 1%s\n", l.number,
+                     all.size() == 1 ? "one part" : (std::to_string(all.size()) + " parts").c_str(),
+                     all.size() == 1 ? "" : (" to " + std::to_string(all.size())).c_str());
+        std::exit(2);
+    }
+    return all[size_t(n - 1)];
+}
+
+// The part a command means: --part, or the first part not passed yet.
+int part_number(const lessons::Lesson& l, const std::vector<lessons::Part>& all, int asked) {
+    if (asked) {
+        part_or_fail(l, all, asked);
+        return asked;
+    }
+    const Progress prog;
+    for (int n = 1; n <= int(all.size()); ++n)
+        if (!prog.passed(l.number, n)) return n;
+    return 1;
 }
 
 std::vector<std::string> split_hints(const std::string& text) {
@@ -119,47 +158,75 @@ std::vector<std::string> split_hints(const std::string& text) {
     return kept;
 }
 
-int hint(const lessons::Lesson& l, bool reset) {
+// A lesson in parts keeps each part's hints beside its exercise (part2_gemm/hints.md).
+int hint(const lessons::Lesson& l, const LessonArgs& a) {
+    const auto all = lessons::parts(l);
+    const int n = part_number(l, all, a.part);
+    const lessons::Part& part = all[size_t(n - 1)];
+    const std::string which = all.size() > 1 ? " part " + std::to_string(n) : "";
     Progress prog;
-    if (reset) {
-        prog.set_hints(l.number, 0);
-        std::printf("hints for lesson %d start again\n", l.number);
+    if (a.reset) {
+        prog.set_hints(l.number, n, 0);
+        std::printf("hints for lesson %d%s start again\n", l.number, which.c_str());
         return 0;
     }
-    const fs::path file = fs::path(TKLAB_SOURCE_DIR) / l.folder / "hints.md";
+    const fs::path file = fs::path(TKLAB_SOURCE_DIR) / l.folder / fs::path(part.exercise).parent_path() / "hints.md";
     if (!fs::exists(file)) {
         std::fprintf(stderr, "tklab lesson: %s is missing\n", file.string().c_str());
         return 1;
     }
     const auto hints = split_hints(read_file(file));
-    const int shown = prog.hints(l.number);
+    const int shown = prog.hints(l.number, n);
+    const std::string part_flag = all.size() > 1 ? " --part " + std::to_string(n) : "";
     if (shown >= int(hints.size())) {
-        std::printf("No more hints for lesson %d. The reference solution is %s/solution.cuh; "
-                    "`tklab lesson run %d --solution` runs it. (`tklab lesson hint %d --reset` starts the hints again.)\n",
-                    l.number, l.folder.c_str(), l.number, l.number);
+        std::printf("No more hints for lesson %d%s. The reference solution is %s/%s; "
+                    "`tklab lesson run %d%s --solution` runs it. (`tklab lesson hint %d%s --reset` starts the hints again.)\n",
+                    l.number, which.c_str(), l.folder.c_str(), part.solution.c_str(), l.number, part_flag.c_str(), l.number,
+                    part_flag.c_str());
         return 0;
     }
-    std::printf("Hint %d of %zu for lesson %d:\n\n%s", shown + 1, hints.size(), l.number, hints[size_t(shown)].c_str());
-    prog.set_hints(l.number, shown + 1);
+    std::printf("Hint %d of %zu for lesson %d%s:\n\n%s", shown + 1, hints.size(), l.number, which.c_str(),
+                hints[size_t(shown)].c_str());
+    prog.set_hints(l.number, n, shown + 1);
     return 0;
 }
 
-int check(const lessons::Lesson& l, bool solution, unsigned seed) {
-    const tk::host::program* p = tk::host::find_program(l.program);
-    if (!p) {
-        std::fprintf(stderr, "tklab lesson: lesson %d's program '%s' is not built in\n", l.number, l.program.c_str());
-        return 1;
+int check(const lessons::Lesson& l, const LessonArgs& a) {
+    const auto all = lessons::parts(l);
+    const std::string variant = a.solution ? "solution" : "exercise";
+    const int first = a.part ? a.part : 1, last = a.part ? a.part : int(all.size());
+    if (a.part) part_or_fail(l, all, a.part);
+    for (int n = first; n <= last; ++n) {
+        const lessons::Part& part = all[size_t(n - 1)];
+        const tk::host::program* p = tk::host::find_program(part.program);
+        if (!p) {
+            std::fprintf(stderr, "tklab lesson: lesson %d's program '%s' is not built in\n", l.number, part.program.c_str());
+            return 1;
+        }
+        const std::string which = all.size() > 1 ? " part " + std::to_string(n) + " of " + std::to_string(all.size()) +
+                                                       " (" + part.title + ")" : "";
+        std::printf("%sChecking lesson %d (%s)%s, the %s, at %zu sizes...\n", n > first ? "\n" : "", l.number,
+                    l.title.c_str(), which.c_str(), variant.c_str(), part.sizes.size());
+        const auto r = lessons::check(part, *p, variant, a.seed);
+        std::printf("%s", r.report.c_str());
+        if (!r.passed) {
+            const std::string run_it = "tklab lesson run " + std::to_string(l.number) + (n > 1 ? " --part " + std::to_string(n) : "");
+            std::printf("\nNot yet: the %s part failed. Fix %s/%s and check again (`%s` runs it); `tklab lesson hint %d` "
+                        "gives a hint.\n", r.part.c_str(), l.folder.c_str(), part.exercise.c_str(), run_it.c_str(), l.number);
+            return 1;
+        }
+        if (!a.solution) Progress().set_passed(l.number, n);
+        if (n < last) std::printf("Part %d passed.\n", n);
     }
-    const std::string variant = solution ? "solution" : "exercise";
-    std::printf("Checking lesson %d (%s), the %s, at %zu sizes...\n", l.number, l.title.c_str(), variant.c_str(), l.sizes.size());
-    const auto r = lessons::check(l, *p, variant, seed);
-    std::printf("%s", r.report.c_str());
-    if (!r.passed) {
-        std::printf("\nNot yet: the %s part failed. Fix %s/exercise.cuh and check again; `tklab lesson hint %d` gives a hint.\n",
-                    r.part.c_str(), l.folder.c_str(), l.number);
-        return 1;
+    if (a.part && all.size() > 1) {
+        const std::string then = a.part < int(all.size())
+                                     ? "Next: part " + std::to_string(a.part + 1) + ", `tklab lesson run " + std::to_string(l.number) +
+                                           " --part " + std::to_string(a.part + 1) + "`."
+                                     : "`tklab lesson check " + std::to_string(l.number) + "` checks every part.";
+        std::printf("\nPart %d of lesson %d passed. %s\n", a.part, l.number, then.c_str());
+        return 0;
     }
-    if (!solution) Progress().set_passed(l.number);
+    if (!a.solution) Progress().set_passed(l.number);
     const lessons::Lesson* next = nullptr;
     for (const lessons::Lesson& x : lessons::lessons())
         if (x.number > l.number) { next = &x; break; }
@@ -171,9 +238,16 @@ int check(const lessons::Lesson& l, bool solution, unsigned seed) {
 }
 
 int run(const lessons::Lesson& l, const LessonArgs& a, const RunProgram& run_program) {
+    const auto all = lessons::parts(l);
+    const int n = part_number(l, all, a.part);
+    const lessons::Part& part = all[size_t(n - 1)];
     const std::string variant = a.solution ? "solution" : "exercise";
-    const std::string trace = (fs::path(executable_dir()) / ("lesson" + std::to_string(l.number) + "_" + variant + ".cbor")).string();
-    const int rc = run_program(l.program, variant, trace);
+    const std::string name = "lesson" + std::to_string(l.number) + (n > 1 ? "_part" + std::to_string(n) : "") + "_" + variant;
+    const std::string trace = (fs::path(executable_dir()) / (name + ".cbor")).string();
+    if (all.size() > 1)
+        std::fprintf(stderr, "tklab lesson: lesson %d, part %d of %zu: %s (%s/%s)\n", l.number, n, all.size(), part.title.c_str(),
+                     l.folder.c_str(), a.solution ? part.solution.c_str() : part.exercise.c_str());
+    const int rc = run_program(part.program, variant, trace);
     const std::string viewer = (fs::path(executable_dir()) / "tklab_view").string();
     const char* display = std::getenv("DISPLAY");
     if (!a.no_view && display && *display && access(viewer.c_str(), X_OK) == 0 && fs::exists(trace)) {
@@ -202,9 +276,9 @@ std::string executable_dir() {
 int cmd_lesson(const LessonArgs& a, int argc, char** argv, const RunProgram& run_program) {
     if (a.action == "list") return list();
     const lessons::Lesson& l = find_or_fail(a.number);
-    if (a.action == "hint") return hint(l, a.reset);
+    if (a.action == "hint") return hint(l, a);
     if (!a.no_build) rebuild_and_rerun(argc, argv);
-    if (a.action == "check") return check(l, a.solution, a.seed);
+    if (a.action == "check") return check(l, a);
     return run(l, a, run_program);
 }
 

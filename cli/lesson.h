@@ -12,6 +12,7 @@ struct LessonArgs {
     bool no_build = false;  // skip rebuilding (set when tklab re-runs itself after a build)
     bool no_view = false;   // `run`: do not open the visualizer even with a display
     bool reset = false;     // `hint`: start the hints again
+    int part = 0;           // `run`, `check`: one part of a lesson in parts (0: run the first, check them all)
     unsigned seed = 1;
 };
 

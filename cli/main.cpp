@@ -424,6 +424,10 @@ int main(int argc, char** argv) {
         c->add_flag("--no-build", la.no_build, "Do not rebuild first");
         c->add_option("--seed", la.seed, "Seed of the random inputs")->capture_default_str();
     }
+    for (auto* c : {l_run, l_check, l_hint})
+        c->add_option("--part", la.part, "One part of a lesson in parts (lesson 4: 1 the transpose, 2 the GEMM). Without "
+                                         "it `check` checks every part, `run` and `hint` take the first not passed yet")
+            ->check(CLI::PositiveNumber);
     l_run->add_flag("--no-view", la.no_view, "Do not open the visualizer");
     l_hint->add_flag("--reset", la.reset, "Show the hints from the first again");
     (void)l_list;

@@ -17,6 +17,7 @@
 #include <vector>
 #include "tk/tk.h"
 #include "tk/host/registry.h"
+#include "lessons/framework/gemm_problem.cuh"
 #if !defined(TK_GPU)
 #include "lessons/framework/lesson.h"
 #endif
@@ -25,36 +26,10 @@ namespace lesson03 {
 
 constexpr int kTile = 16;  // one warp's output tile: 16 x 16 of C; K walked 16 at a time
 
-// Every kernel of this lesson has this signature: kernel(A, B, C).
-using kernel_fn = void (*)(tk::gl<tk::bf16>, tk::gl<tk::bf16>, tk::gl<float>);
-
-struct Data {
-    int m = 0, n = 0, k = 0;
-    std::vector<tk::bf16> a, b;
-    std::shared_ptr<tk::device_buffer<tk::bf16>> da, db;
-    std::shared_ptr<tk::device_buffer<float>> dc;
-    tk::gl<tk::bf16> A() const { return {da->data(), 1, 1, m, k}; }
-    tk::gl<tk::bf16> B() const { return {db->data(), 1, 1, k, n}; }
-    tk::gl<float> C() const { return {dc->data(), 1, 1, m, n}; }
-};
-
-inline Data make_inputs(const tk::host::dims_t& d, unsigned seed) {
-    Data g;
-    g.m = d.at("M");
-    g.n = d.at("N");
-    g.k = d.at("K");
-    g.a = tk::host::random_values<tk::bf16>(size_t(g.m) * g.k, seed);
-    g.b = tk::host::random_values<tk::bf16>(size_t(g.k) * g.n, seed + 7919);  // not A's values again
-    g.da = std::make_shared<tk::device_buffer<tk::bf16>>(g.a.size(), g.a, "A");
-    g.db = std::make_shared<tk::device_buffer<tk::bf16>>(g.b.size(), g.b, "B");
-    g.dc = std::make_shared<tk::device_buffer<float>>(size_t(g.m) * g.n, "C");
-    return g;
-}
-
-// C = A * B in float64, from the very bf16 values the kernel reads.
-inline std::vector<double> reference(const Data& g) {
-    return tk::host::matmul_reference(tk::host::to_floats(g.a), tk::host::to_floats(g.b), g.m, g.n, g.k);
-}
+// Every kernel of this lesson has this signature: kernel(A, B, C). The data,
+// inputs and float64 CPU reference are the GEMM lessons' (lessons/framework/gemm_problem.cuh).
+using kernel_fn = tklab::lessons::gemm_problem::kernel_fn;
+using Data = tklab::lessons::gemm_problem::Data;
 
 // One warp (32 threads) per block, one block per 16x16 tile of C.
 inline void launch(const char* name, kernel_fn kernel, Data& g) {
@@ -66,19 +41,11 @@ inline void launch(const char* name, kernel_fn kernel, Data& g) {
 // the same problem around known-wrong kernels.
 inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string, kernel_fn>> kernels,
                                                std::string name = "lesson03") {
-    tk::host::program_def<Data> p;
-    p.name = std::move(name);
-    p.kind = "lesson";
-    p.summary = "Lesson 3, tensor cores: C = A * B (bf16 in, fp32 out), one warp per 16x16 tile of C, mma over K";
-    p.dims = {{"M", 64, 16, 4096}, {"N", 64, 16, 4096}, {"K", 64, 16, 4096}};
-    p.inputs = make_inputs;
-    tk::host::set_variants(p, std::move(kernels), [](Data& g, kernel_fn k) { launch("lesson03", k, g); });
-    p.output = [](Data& g) { return g.dc->download(); };
-    p.reference = reference;
-    p.output_name = std::string("C");  // (a std::string: assigning the one-letter literal trips a GCC 12 -Wrestrict false alarm)
-    p.tolerance = 1e-3;  // fp32 accumulation is good to ~1e-6 here; bf16 output rounding is not
-    p.flops = [](const tk::host::dims_t& d) { return 2.0 * d.at("M") * d.at("N") * d.at("K"); };
-    return p;
+    return tklab::lessons::gemm_problem::program_def(
+        std::move(name),
+        "Lesson 3, tensor cores: C = A * B (bf16 in, fp32 out), one warp per 16x16 tile of C, mma over K",
+        {{"M", 64, 16, 4096}, {"N", 64, 16, 4096}, {"K", 64, 16, 4096}}, std::move(kernels),
+        [](Data& g, kernel_fn k) { launch("lesson03", k, g); });
 }
 
 #if !defined(TK_GPU)

@@ -2,6 +2,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 #include "sim/simulator.h"
 
@@ -101,7 +102,62 @@ Goal max_cycles(uint64_t cycles) {
             }};
 }
 
+Goal max_memory_wait_share(double share) {
+    return {"waits for global memory under " + fmt("%.0f%%", share * 100) + " of warp time",
+            [share](const sim::RunResult& r) -> std::optional<std::string> {
+                const uint64_t warps = (uint64_t(r.block.x) * r.block.y * r.block.z + 31) / 32;
+                const double time = double(r.stats.sum_block_cycles) * double(warps);
+                const double waited = double(r.stats.stall_cycles[size_t(sim::Stall::long_scoreboard)]);
+                const double got = time > 0 ? waited / time : 0;
+                if (got < share) return std::nullopt;
+                return "warps spent " + fmt("%.1f%%", got * 100) +
+                       " of their time waiting for global memory (long scoreboard; goal: under " +
+                       fmt("%.0f%%", share * 100) + "); start the next loads before computing on the current ones";
+            }};
+}
+
+Goal min_blocks_per_sm(int blocks) {
+    return {"at least " + std::to_string(blocks) + " blocks resident per SM",
+            [blocks](const sim::RunResult& r) -> std::optional<std::string> {
+                if (r.stats.blocks_per_sm >= blocks) return std::nullopt;
+                std::string why = std::to_string(r.stats.blocks_per_sm) + " blocks fit on an SM, limited by " +
+                                  r.stats.occupancy_limit + " (goal: at least " + std::to_string(blocks) + ")";
+                if (std::string(r.stats.occupancy_limit) == "registers")
+                    why += "; " + std::to_string(r.stats.peak_regs) + " tile registers per thread live at the peak, at " +
+                           where(r, r.stats.peak_regs_loc);
+                return why;
+            }};
+}
+
+namespace {
+struct MoreParts {
+    std::string first_title;
+    std::vector<Part> more;
+};
+std::map<int, MoreParts>& more_parts() {
+    static std::map<int, MoreParts> all;
+    return all;
+}
+} // namespace
+
+bool add_parts(int lesson, std::string first_part_title, std::vector<Part> more) {
+    more_parts()[lesson] = MoreParts{std::move(first_part_title), std::move(more)};
+    return true;
+}
+
+std::vector<Part> parts(const Lesson& l) {
+    const auto it = more_parts().find(l.number);
+    std::vector<Part> all{Part{it == more_parts().end() ? "" : it->second.first_title, l.program, "exercise.cuh",
+                               "solution.cuh", l.sizes, l.shape, l.goals}};
+    if (it != more_parts().end()) all.insert(all.end(), it->second.more.begin(), it->second.more.end());
+    return all;
+}
+
 CheckResult check(const Lesson& l, const tk::host::program& p, const std::string& variant, unsigned seed) {
+    return check(parts(l).front(), p, variant, seed);
+}
+
+CheckResult check(const Part& l, const tk::host::program& p, const std::string& variant, unsigned seed) {
     CheckResult res;
     std::ostringstream out;
     for (size_t i = 0; i < l.sizes.size(); ++i) {

@@ -32,6 +32,21 @@ Goal no_bank_conflicts();                    // every shared-memory instruction 
 Goal max_barrier_wait_share(double share);   // barrier waits below this share of warp time
 Goal max_registers(int per_thread);          // live tile registers per thread at the peak
 Goal max_cycles(uint64_t cycles);            // the slowest block's simulated cycles
+Goal max_memory_wait_share(double share);    // waits for global / cp.async data below this share of warp time
+Goal min_blocks_per_sm(int blocks);          // occupancy: blocks resident per SM, from threads, registers, shared memory
+
+// A part of a lesson after the first (lesson 4: a transpose, then a GEMM):
+// its own program, exercise file, sizes and goals. The check takes the parts
+// in order and stops at the first that fails.
+struct Part {
+    std::string title;     // "A GEMM whose ldmatrix loads conflict"
+    std::string program;
+    std::string exercise = "exercise.cuh";  // the file the student edits, in the lesson's folder
+    std::string solution = "solution.cuh";
+    std::vector<tk::host::dims_t> sizes;
+    std::function<std::pair<int, int>(const tk::host::dims_t&)> shape;
+    std::vector<Goal> goals;
+};
 
 struct Lesson {
     int number = 0;
@@ -43,6 +58,11 @@ struct Lesson {
     std::function<std::pair<int, int>(const tk::host::dims_t&)> shape;
     std::vector<Goal> goals;  // checked on the last size's run
 };
+
+// Every part of a lesson, the first made from the lesson's own fields, the
+// others added with TKLAB_LESSON_PARTS.
+std::vector<Part> parts(const Lesson& l);
+bool add_parts(int lesson, std::string first_part_title, std::vector<Part> more);
 
 std::vector<Lesson>& lessons();  // in number order
 const Lesson* find_lesson(int number);
@@ -58,8 +78,13 @@ struct CheckResult {
 // Runs `variant` of the lesson's program at every size with `seed` and
 // compares with the CPU reference; then the goals. Never throws: a simulator
 // error (a fault, a deadlock) is a failed check with its message.
+CheckResult check(const Part& part, const tk::host::program& p, const std::string& variant, unsigned seed = 1);
+// The first part (all of a one-part lesson).
 CheckResult check(const Lesson& l, const tk::host::program& p, const std::string& variant, unsigned seed = 1);
 
 } // namespace tklab::lessons
 
 #define TKLAB_LESSON(id, ...) static const bool tklab_lesson_##id = ::tklab::lessons::add_lesson(__VA_ARGS__)
+// A lesson's parts after the first: TKLAB_LESSON_PARTS(lesson04, 4, "a transpose", {lesson04_gemm::part()}).
+#define TKLAB_LESSON_PARTS(id, number, ...) \
+    static const bool tklab_lesson_parts_##id = ::tklab::lessons::add_parts(number, __VA_ARGS__)
