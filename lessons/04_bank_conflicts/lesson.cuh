@@ -18,6 +18,7 @@
 #include <vector>
 #include "tk/tk.h"
 #include "tk/host/registry.h"
+#include "lessons/04_bank_conflicts/part2_gemm/problem.cuh"
 #if !defined(TK_GPU)
 #include "lessons/framework/lesson.h"
 #endif
