@@ -1,0 +1,43 @@
+// expect: correctness: wrong at K=64 M=64 N=64: 4096 of 4096 elements differ
+// Known wrong: load_async_wait<2>() on every k-step, the last one included.
+// On the last k-step nothing new has been started, so the two groups allowed
+// to stay in flight are that k-step's own tiles: the block computes on a stage
+// that has not landed. With one k-step (K = 64) every element is wrong.
+#pragma once
+#include "tk/tk.h"
+#include "lessons/05_async_copies/lesson.cuh"
+
+namespace lesson05::wrong_last_step_unwaited {
+
+using namespace tk;
+
+__global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
+    shared_allocator al;
+    tile* a_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
+    tile* b_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
+    const int block_row = int(blockIdx.y), block_col = int(blockIdx.x);
+    const int warp_row = warpid() / 2, warp_col = warpid() % 2;
+    const int k_steps = A.cols / kBlock;
+    rt_fl<32, 32> acc;
+    zero(acc);
+    group<kWarps>::load_async(*a_s[0], A, {0, 0, block_row, 0});
+    group<kWarps>::load_async(*b_s[0], B, {0, 0, 0, block_col});
+    for (int k = 0; k < k_steps; ++k) {
+        const int cur = k % 2;
+        if (k + 1 < k_steps) {
+            group<kWarps>::load_async(*a_s[1 - cur], A, {0, 0, block_row, k + 1});
+            group<kWarps>::load_async(*b_s[1 - cur], B, {0, 0, k + 1, block_col});
+        }
+        load_async_wait<2>();  // on the last k-step this must be <0>: nothing newer is in flight
+        __syncthreads();
+        rt_bf<32, kBlock> a;
+        rt_bf<kBlock, 32, col_l> b;
+        load(a, subtile<32, kBlock>(*a_s[cur], warp_row, 0));
+        load(b, subtile<kBlock, 32>(*b_s[cur], 0, warp_col));
+        mma_AB(acc, a, b, acc);
+        __syncthreads();
+    }
+    store(C, acc, {0, 0, 2 * block_row + warp_row, 2 * block_col + warp_col});
+}
+
+} // namespace lesson05::wrong_last_step_unwaited

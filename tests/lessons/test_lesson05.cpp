@@ -1,0 +1,90 @@
+// Lesson 5's check, checked: the solution passes, the exercise as shipped
+// fails on the goal (it is right, and synchronous), and every known-wrong
+// kernel in lessons/05_async_copies/wrong/ fails with the message its first
+// line ("// expect: TEXT") promises.
+//
+// Not among them: a missing __syncthreads(). The simulator cannot catch
+// either barrier of the loop: cp.async data lands in shared memory at the
+// wait that retires it (after the next barrier, for the second one), and the
+// 4 warps run the same instructions at nearly the same simulated clocks, so
+// every copy has landed before any warp reads it. Without either barrier the
+// check passes; lessons/05_async_copies/README.md says so.
+#include <catch2/catch.hpp>
+
+#include "support/known_wrong.h"
+
+#include <iterator>
+#include <string>
+
+#include "lessons/05_async_copies/lesson.cuh"
+#include "lessons/05_async_copies/exercise.cuh"
+#include "lessons/05_async_copies/solution.cuh"
+#include "lessons/05_async_copies/wrong/empty.cuh"
+#include "lessons/05_async_copies/wrong/last_step_unwaited.cuh"
+#include "lessons/05_async_copies/wrong/next_tile_k.cuh"
+#include "lessons/05_async_copies/wrong/no_wait.cuh"
+#include "lessons/05_async_copies/wrong/wait_all.cuh"
+#include "sim/simulator.h"
+
+namespace {
+
+// lesson 5's check on one kernel, as `tklab lesson check 5` would run it.
+tklab::lessons::CheckResult check_kernel(lesson05::kernel_fn kernel) {
+    const tk::host::program p = tk::host::make_program(lesson05::program_def({{"under_test", kernel}}));
+    return tklab::lessons::check(lesson05::lesson(), p, "under_test");
+}
+
+using KnownWrong = lesson_tests::KnownWrong<lesson05::kernel_fn>;
+
+const KnownWrong known_wrong[] = {
+    {"wrong/empty.cuh", lesson05::wrong_empty::kernel, "correctness",
+     "4096 of 4096 elements differ from the CPU reference (largest error inf"},
+    {"wrong/next_tile_k.cuh", lesson05::wrong_next_tile_k::kernel, "correctness",
+     "correctness: wrong at K=192 M=64 N=128: 8189 of 8192 elements differ"},
+    {"wrong/no_wait.cuh", lesson05::wrong_no_wait::kernel, "correctness",
+     "correctness: wrong at K=64 M=64 N=64: 4096 of 4096 elements differ"},
+    {"wrong/last_step_unwaited.cuh", lesson05::wrong_last_step_unwaited::kernel, "correctness",
+     "correctness: wrong at K=64 M=64 N=64: 4096 of 4096 elements differ"},
+    {"wrong/wait_all.cuh", lesson05::wrong_wait_all::kernel, "goal",
+     "warps spent 34.8% of their time waiting for global memory"},
+};
+
+} // namespace
+
+TEST_CASE("lesson 5: the solution passes the check, goal included", "[lessons][lesson05]") {
+    const auto res = check_kernel(lesson05::solution::kernel);
+    INFO(res.report);
+    CHECK(res.passed);
+    CHECK(res.report.find("correct at K=64 M=64 N=64") != std::string::npos);
+    CHECK(res.report.find("correct at K=320 M=128 N=64") != std::string::npos);
+    CHECK(res.report.find("goal met: waits for global memory under 15% of warp time") != std::string::npos);
+}
+
+TEST_CASE("lesson 5: the exercise as shipped fails the check on the goal", "[lessons][lesson05]") {
+    const auto res = check_kernel(lesson05::exercise::kernel);
+    INFO(res.report);
+    CHECK_FALSE(res.passed);
+    CHECK(res.part == "goal");  // right at every size, and synchronous
+    CHECK(res.report.find("correct at K=512 M=128 N=128") != std::string::npos);
+    CHECK(res.report.find("warps spent 82.8% of their time waiting for global memory") != std::string::npos);
+}
+
+TEST_CASE("lesson 5: double buffering shortens the slowest block", "[lessons][lesson05]") {
+    const auto cycles = [](lesson05::kernel_fn kernel) {
+        check_kernel(kernel);  // its last run is the goal's size
+        return tklab::sim::last_run().stats.max_block_cycles;
+    };
+    const uint64_t synchronous = cycles(lesson05::exercise::kernel);
+    const uint64_t wait_all = cycles(lesson05::wrong_wait_all::kernel);
+    const uint64_t double_buffered = cycles(lesson05::solution::kernel);
+    CHECK(double_buffered < wait_all);
+    CHECK(wait_all < synchronous);
+}
+
+TEST_CASE("lesson 5: every known-wrong kernel fails with its message", "[lessons][lesson05]") {
+    lesson_tests::check_known_wrong("lessons/05_async_copies", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 5: the known-wrong list covers lessons/05_async_copies/wrong/", "[lessons][lesson05]") {
+    lesson_tests::check_list_covers_wrong_folder("lessons/05_async_copies", known_wrong);
+}
