@@ -1,0 +1,100 @@
+// Lesson 6's check, checked: the solution passes, the exercise as shipped
+// (64x64 warp tiles) fails on occupancy, and every known-wrong kernel in
+// lessons/06_register_pressure/wrong/ fails with the message its first line
+// ("// expect: TEXT") promises. Also: the numbers the README's table gives for
+// the three warp tiles are what the simulator measures.
+#include <catch2/catch.hpp>
+
+#include "support/known_wrong.h"
+
+#include <string>
+
+#include "lessons/06_register_pressure/lesson.cuh"
+#include "lessons/06_register_pressure/exercise.cuh"
+#include "lessons/06_register_pressure/solution.cuh"
+#include "lessons/06_register_pressure/wrong/bf16_accumulator.cuh"
+#include "lessons/06_register_pressure/wrong/empty.cuh"
+#include "lessons/06_register_pressure/wrong/region_stride.cuh"
+#include "lessons/06_register_pressure/wrong/too_big.cuh"
+#include "lessons/06_register_pressure/wrong/too_small.cuh"
+#include "sim/simulator.h"
+
+namespace {
+
+// lesson 6's check on one kernel, as `tklab lesson check 6` would run it.
+tklab::lessons::CheckResult check_kernel(lesson06::kernel_fn kernel) {
+    const tk::host::program p = tk::host::make_program(lesson06::program_def({{"under_test", kernel}}));
+    return tklab::lessons::check(lesson06::lesson(), p, "under_test");
+}
+
+using KnownWrong = lesson_tests::KnownWrong<lesson06::kernel_fn>;
+
+const KnownWrong known_wrong[] = {
+    {"wrong/empty.cuh", lesson06::wrong_empty::kernel, "correctness",
+     "16384 of 16384 elements differ from the CPU reference (largest error inf"},
+    {"wrong/region_stride.cuh", lesson06::wrong_region_stride::kernel, "correctness",
+     "4096 of 16384 elements differ from the CPU reference (largest error inf"},
+    {"wrong/bf16_accumulator.cuh", lesson06::wrong_bf16_accumulator::kernel, "correctness",
+     "correctness: wrong at K=16 M=128 N=128"},
+    {"wrong/too_small.cuh", lesson06::wrong_too_small::kernel, "goal",
+     "the slowest block took 35904 cycles (goal: at most 12000)"},
+    {"wrong/too_big.cuh", lesson06::wrong_too_big::kernel, "goal",
+     "2 blocks fit on an SM, limited by registers (goal: at least 4); 160 tile registers per thread"},
+};
+
+struct Cost {
+    int tile_registers, blocks_per_sm;
+    uint64_t cycles;
+};
+
+// One run of `kernel` at the check's last size: what README.md's table lists.
+Cost cost_of(lesson06::kernel_fn kernel) {
+    const tk::host::program p = tk::host::make_program(lesson06::program_def({{"under_test", kernel}}));
+    auto c = p.make(p.resolve(lesson06::lesson().sizes.back()), 1);
+    c->run("under_test");
+    const tklab::sim::Stats& s = tklab::sim::last_run().stats;
+    return {s.peak_regs, s.blocks_per_sm, s.max_block_cycles};
+}
+
+} // namespace
+
+TEST_CASE("lesson 6: the solution passes the check, goal included", "[lessons][lesson06]") {
+    const auto res = check_kernel(lesson06::solution::kernel);
+    INFO(res.report);
+    CHECK(res.passed);
+    CHECK(res.report.find("correct at K=80 M=256 N=128") != std::string::npos);
+    CHECK(res.report.find("goal met: at least 4 blocks resident per SM") != std::string::npos);
+    CHECK(res.report.find("goal met: the slowest block within 12000 simulated cycles") != std::string::npos);
+}
+
+TEST_CASE("lesson 6: the exercise as shipped is correct and fails the occupancy goal", "[lessons][lesson06]") {
+    const auto res = check_kernel(lesson06::exercise::kernel);
+    INFO(res.report);
+    CHECK_FALSE(res.passed);
+    CHECK(res.part == "goal");
+    CHECK(res.report.find("correct at K=64 M=256 N=256") != std::string::npos);
+    CHECK(res.report.find("limited by registers") != std::string::npos);
+}
+
+TEST_CASE("lesson 6: what the three warp tiles cost, as README.md's table says", "[lessons][lesson06]") {
+    const Cost t16 = cost_of(lesson06::solution::gemm<16, 16>);
+    const Cost t32 = cost_of(lesson06::solution::gemm<32, 32>);
+    const Cost t64 = cost_of(lesson06::solution::gemm<64, 64>);
+    CHECK(t16.tile_registers == 16);
+    CHECK(t32.tile_registers == 48);
+    CHECK(t64.tile_registers == 160);
+    CHECK(t16.blocks_per_sm == 12);
+    CHECK(t32.blocks_per_sm == 7);
+    CHECK(t64.blocks_per_sm == 2);
+    CHECK(t16.cycles == 35904);
+    CHECK(t32.cycles == 10992);
+    CHECK(t64.cycles == 4572);
+}
+
+TEST_CASE("lesson 6: every known-wrong kernel fails with its message", "[lessons][lesson06]") {
+    lesson_tests::check_known_wrong("lessons/06_register_pressure", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 6: the known-wrong list covers lessons/06_register_pressure/wrong/", "[lessons][lesson06]") {
+    lesson_tests::check_list_covers_wrong_folder("lessons/06_register_pressure", known_wrong);
+}
