@@ -1,0 +1,91 @@
+// Lesson 7's check, checked: the solution passes, the exercise as shipped
+// fails, and every known-wrong kernel in lessons/07_producer_consumer/wrong/
+// fails with the message its first line ("// expect: TEXT") promises. The
+// deadlocks among them are reported, never hang, and name the waiting lines.
+#include <catch2/catch.hpp>
+
+#include "support/known_wrong.h"
+
+#include <iterator>
+#include <string>
+
+#include "lessons/07_producer_consumer/lesson.cuh"
+#include "lessons/07_producer_consumer/exercise.cuh"
+#include "lessons/07_producer_consumer/solution.cuh"
+#include "lessons/07_producer_consumer/wrong/early_full.cuh"
+#include "lessons/07_producer_consumer/wrong/empty.cuh"
+#include "lessons/07_producer_consumer/wrong/never_release.cuh"
+#include "lessons/07_producer_consumer/wrong/no_flip.cuh"
+#include "lessons/07_producer_consumer/wrong/one_stage.cuh"
+#include "lessons/07_producer_consumer/wrong/wrong_count.cuh"
+#include "lessons/07_producer_consumer/wrong/wrong_parity.cuh"
+#include "sim/simulator.h"
+
+namespace {
+
+// lesson 7's check on one kernel, as `tklab lesson check 7` would run it.
+tklab::lessons::CheckResult check_kernel(lesson07::kernel_fn kernel) {
+    const tk::host::program p = tk::host::make_program(lesson07::program_def({{"under_test", kernel}}));
+    return tklab::lessons::check(lesson07::lesson(), p, "under_test");
+}
+
+using KnownWrong = lesson_tests::KnownWrong<lesson07::kernel_fn>;
+
+const KnownWrong known_wrong[] = {
+    {"wrong/empty.cuh", lesson07::wrong_empty::kernel, "correctness",
+     "4096 of 4096 elements differ from the CPU reference (largest error inf"},
+    {"wrong/wrong_parity.cuh", lesson07::wrong_wrong_parity::kernel, "error",
+     "wrong_parity.cuh:37), 0 of 128 arrivals"},
+    {"wrong/never_release.cuh", lesson07::wrong_never_release::kernel, "error",
+     "never_release.cuh:36), 0 of 128 arrivals"},
+    {"wrong/wrong_count.cuh", lesson07::wrong_wrong_count::kernel, "error",
+     "wrong_count.cuh:38), 0 of 4 arrivals"},
+    {"wrong/early_full.cuh", lesson07::wrong_early_full::kernel, "correctness",
+     "2048 of 4096 elements differ from the CPU reference (largest error inf"},
+    {"wrong/no_flip.cuh", lesson07::wrong_no_flip::kernel, "correctness",
+     "correctness: wrong at K=256 M=64 N=128"},
+    {"wrong/one_stage.cuh", lesson07::wrong_one_stage::kernel, "goal",
+     "warps spent 44.7% of their time waiting at barriers"},
+};
+
+} // namespace
+
+TEST_CASE("lesson 7: the solution passes the check, goal included", "[lessons][lesson07]") {
+    const auto res = check_kernel(lesson07::solution::kernel);
+    INFO(res.report);
+    CHECK(res.passed);
+    CHECK(res.report.find("correct at K=64 M=64 N=64") != std::string::npos);
+    CHECK(res.report.find("correct at K=448 M=128 N=64") != std::string::npos);
+    CHECK(res.report.find("goal met: barrier waits under 20% of warp time") != std::string::npos);
+}
+
+TEST_CASE("lesson 7: the exercise as shipped fails the check", "[lessons][lesson07]") {
+    const auto res = check_kernel(lesson07::exercise::kernel);
+    INFO(res.report);
+    CHECK_FALSE(res.passed);
+    CHECK(res.part == "correctness");
+    CHECK(res.report.find("(0, 0): yours -nan") != std::string::npos);  // read before the copies landed
+}
+
+TEST_CASE("lesson 7: a deadlock is reported, with the line every warp waits at", "[lessons][lesson07]") {
+    // wrong/wrong_parity.cuh: the producer (warp 4) waits on "empty" at line 37
+    // for a phase only the consumers can complete; they (warps 0-3) wait on
+    // "full" at line 56 for the producer.
+    const auto res = check_kernel(lesson07::wrong_wrong_parity::kernel);
+    INFO(res.report);
+    CHECK(res.part == "error");
+    CHECK(res.report.find("deadlock in kernel lesson07, block (0,0,0)") != std::string::npos);
+    CHECK(res.report.find("warp 4: waits on mbarrier") != std::string::npos);
+    CHECK(res.report.find("wrong_parity.cuh:37), 0 of 128 arrivals") != std::string::npos);
+    for (int w = 0; w < 4; ++w)
+        CHECK(res.report.find("warp " + std::to_string(w) + ": waits on mbarrier") != std::string::npos);
+    CHECK(res.report.find("wrong_parity.cuh:56), 0 of 32 arrivals") != std::string::npos);
+}
+
+TEST_CASE("lesson 7: every known-wrong kernel fails with its message", "[lessons][lesson07]") {
+    lesson_tests::check_known_wrong("lessons/07_producer_consumer", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 7: the known-wrong list covers lessons/07_producer_consumer/wrong/", "[lessons][lesson07]") {
+    lesson_tests::check_list_covers_wrong_folder("lessons/07_producer_consumer", known_wrong);
+}
