@@ -45,7 +45,7 @@ for l in $(./build-gpu/tklab_gpu list | awk '/^lessons:/{f=1;next} /^[a-z]/{f=0}
   if ./build-gpu/tklab_gpu run "$l" --variant solution >"$log.$l" 2>&1; then verdict=passed; else verdict=FAILED; lessons_rc=1; fi
   cat "$log.$l"
   err=$(grep -o 'reference: [0-9.e+-]*' "$log.$l" | awk '{print $2}')
-  lesson_lines+="$(printf '%-10s solution  %-8s max error %s' "$l" "$verdict" "${err:-?}")"$'\n'
+  lesson_lines+="$(printf '%-14s solution  %-8s max error %s' "$l" "$verdict" "${err:-?}")"$'\n'
 done
 
 torch_line=$(python3 - <<'PY' 2>/dev/null
