@@ -15,13 +15,20 @@
 #include <unistd.h>
 #include <CLI/CLI.hpp>
 #include "tk/host/registry.h"
-#if !defined(TKLAB_GPU_BACKEND)
+#include "trace/codec.h"
+#include "trace/report.h"
+#if defined(TKLAB_GPU_BACKEND)
+#include <filesystem>
+#include <cuda_runtime.h>
+#include "profiler/decode/kernel_record.h"
+#include "profiler/decode/regions.h"
+#include "profiler/gpu/kernel_activity.h"
+#include "profiler/gpu/regions_session.h"
+#else
 #include "cli/lesson.h"
 #include "sim/simulator.h"
 #include "sim/trace_recorder.h"
 #include "trace/chrome_export.h"
-#include "trace/codec.h"
-#include "trace/report.h"
 #endif
 
 namespace {
@@ -133,7 +140,7 @@ int cmd_list() {
 }
 
 struct RunArgs {
-    std::string name, size, variant, trace, timeline = "first-wave", color = "auto";
+    std::string name, size, variant, trace, timeline = "first-wave", color = "auto", profile;
     unsigned seed = 1;
     bool no_check = false, all_lanes = false, snapshots = false;
     size_t top = 5;
@@ -179,24 +186,109 @@ std::string dims_text(const tk::host::dims_t& d, const tk::host::program& p) {
     return s;
 }
 
-// On the GPU: each variant runs, is checked and timed.
+// What --profile asks for. Counters and stall sampling are named so that
+// asking for them says they are not built yet, instead of "unknown".
+struct Profile {
+    bool timing = false, regions = false;
+};
+
+Profile parse_profile(const std::string& list) {
+    Profile p;
+    std::stringstream in(list);
+    for (std::string item; std::getline(in, item, ',');) {
+        if (item == "timing") p.timing = true;
+        else if (item == "regions") p.regions = true;
+        else if (item == "counters" || item == "stalls")
+            std::fprintf(stderr, "%s: --profile %s is not built yet (hardware counters and stall sampling come next); "
+                                 "running without it\n", kTool, item.c_str());
+        else if (!item.empty())
+            fail_usage("--profile: '" + item + "' is not one of timing, regions, counters, stalls (comma-separated)");
+    }
+    return p;
+}
+
+// Region names hash to the ids the kernels record; the names come from the
+// project's kernel and lesson sources (tk::region r("name")).
+tklab::profiler::RegionNames project_region_names() {
+    std::vector<std::string> names;
+    for (const char* dir : {"kernels", "lessons"}) {
+        const std::filesystem::path root = std::filesystem::path(TKLAB_SOURCE_DIR) / dir;
+        std::error_code ec;
+        for (auto it = std::filesystem::recursive_directory_iterator(root, ec); !ec && it != std::filesystem::end(it); ++it) {
+            const auto ext = it->path().extension();
+            if (ext != ".cu" && ext != ".cuh") continue;
+            std::ifstream f(it->path());
+            std::stringstream text;
+            text << f.rdbuf();
+            for (auto& n : tklab::profiler::region_names_in(text.str())) names.push_back(n);
+        }
+    }
+    return tklab::profiler::RegionNames(names);
+}
+
+// On the GPU: each variant runs, is checked and timed; with --profile, the
+// checked run is also recorded (CUPTI kernel records, intra-kernel regions)
+// into a trace, reported, and written with --trace.
 int cmd_run(const RunArgs& a) {
     const auto& p = find_or_fail(a.name);
     const auto dims = resolve_or_fail(p, a.size);
     const auto variants = variants_to_run(p, a.variant);
+    const Profile prof = parse_profile(a.profile);
+    if (!a.trace.empty()) {
+        try { tklab::trace::encoding_of(a.trace); } catch (const std::exception& e) { fail_usage(e.what()); }
+    }
     Style st{use_color(stdout, a.color)};
+    int devices = 0;
+    if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0) {
+        std::fprintf(stderr, "%s: no usable GPU here (%s). The simulator runs the same kernel: `tklab run %s`.\n", kTool,
+                     e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device", p.name.c_str());
+        return 1;
+    }
     std::printf("%s %s on the GPU, seed %u\n", p.name.c_str(), dims_text(dims, p).c_str(), a.seed);
-    bool ok = true;
+    bool ok = true, recorded = false;
+    tklab::trace::Trace doc;
     try {
         auto c = p.make(dims, a.seed);
+        if (prof.timing || prof.regions || !a.trace.empty()) {
+            doc = tklab::profiler::gpu_trace(tklab::profiler::current_gpu_device());
+            doc.program = p.name;
+            doc.variant = a.variant.empty() ? variants.front() : a.variant;
+            for (const auto& [k, v] : dims) doc.problem[k] = v;
+            doc.seed = a.seed;
+        }
+        const auto names = prof.regions ? project_region_names() : tklab::profiler::RegionNames{};
         for (const auto& v : variants) {
             std::printf("\n== %s ==\n", v.c_str());
-            c->run(v);
+            // The checked run is the profiled one; the timing loop below runs unprofiled.
+            tklab::profiler::KernelActivity activity;
+            if (prof.timing) {
+                try {
+                    activity.start();
+                } catch (const std::exception& e) {
+                    std::fprintf(stderr, "%s: kernel timing is off: %s\n", kTool, e.what());
+                }
+            }
+            if (prof.regions) {
+                const auto r = tklab::profiler::record_regions(doc, [&] { c->run(v); }, names);
+                if (!r.warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, r.warning.c_str());
+                uint64_t n = 0;
+                for (const auto& l : r.launches) n += l.regions;
+                std::printf("  regions     %llu recorded over %zu launch%s\n", (unsigned long long)n, r.launches.size(),
+                            r.launches.size() == 1 ? "" : "es");
+            } else {
+                c->run(v);
+            }
+            if (activity.running()) {
+                const auto got = activity.stop();
+                if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, got.warning().c_str());
+                tklab::profiler::add_to_trace(doc, got.kernels);
+            }
             if (!a.no_check) {
                 const auto r = c->check();
                 ok = ok && r.passed;
                 std::printf("  check       %s max relative error vs float64 reference: %.2e  %s\n", r.output.c_str(), r.max_error,
                             r.passed ? st.green("ok").c_str() : st.red("FAILED (limit " + std::to_string(r.tolerance) + ")").c_str());
+                doc.checks.push_back({r.output, r.max_error, r.tolerance, r.passed, v});
             }
             const double ms = c->time_ms(v);
             if (ms > 0) {
@@ -205,9 +297,26 @@ int cmd_run(const RunArgs& a) {
                 std::printf("\n");
             }
         }
+        recorded = prof.timing || prof.regions;
+        doc.complete = true;  // every run finished; the writer closes the file
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s failed: %s\n", kTool, p.name.c_str(), e.what());
         return 1;
+    }
+    if (recorded) {
+        std::printf("\n");
+        tklab::trace::write_report(std::cout, doc, {use_color(stdout, a.color), a.top});
+        std::cout.flush();
+    }
+    if (!a.trace.empty()) {
+        try {
+            tklab::trace::write_trace(a.trace, doc);
+            std::fprintf(stderr, "%s: wrote %s; `tklab view %s` opens it (beside a simulator trace: `tklab view SIM %s`)\n",
+                         kTool, a.trace.c_str(), a.trace.c_str(), a.trace.c_str());
+        } catch (const std::exception& e) {
+            std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+            return 1;
+        }
     }
     return ok ? 0 : 1;
 }
@@ -337,6 +446,25 @@ int cmd_export(const std::string& file, const std::string& out, bool salvage, bo
 #if !defined(TKLAB_GPU_BACKEND)
 // The visualizer is its own program (it needs a display and OpenGL; tklab
 // does not), built beside this one.
+// `tklab run NAME --gpu ...` is `tklab_gpu run NAME ...`: the GPU build is its
+// own program (nvcc-built kernels), beside this one.
+int run_on_gpu(int argc, char** argv) {
+    const std::string gpu = tklab::cli::executable_dir() + "/tklab_gpu";
+    if (access(gpu.c_str(), X_OK) != 0) {
+        std::fprintf(stderr, "%s run --gpu: the GPU build is missing (%s): nvcc was not found when the build was\n"
+                             "  configured, or it was configured with -DTKLAB_CUDA=OFF. Install the CUDA toolkit (nvcc\n"
+                             "  at /usr/local/cuda/bin) and configure again with -DTKLAB_CUDA=ON.\n", kTool, gpu.c_str());
+        return 1;
+    }
+    std::vector<char*> args{const_cast<char*>(gpu.c_str())};
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--gpu") != 0) args.push_back(argv[i]);
+    args.push_back(nullptr);
+    execv(gpu.c_str(), args.data());
+    std::fprintf(stderr, "%s run --gpu: cannot start %s: %s\n", kTool, gpu.c_str(), std::strerror(errno));
+    return 1;
+}
+
 int cmd_view(const std::vector<std::string>& args) {
     const std::string viewer = tklab::cli::executable_dir() + "/tklab_view";
     if (access(viewer.c_str(), X_OK) != 0) {
@@ -380,8 +508,13 @@ int main(int argc, char** argv) {
     run->add_flag("--no-check", ra.no_check, "Skip the comparison with the CPU reference");
     run->add_option("--color", ra.color, "Colour: auto (a terminal without NO_COLOR), always, never")
         ->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
-#if !defined(TKLAB_GPU_BACKEND)
     run->add_option("--trace", ra.trace, "Write the trace here: FILE.json (text) or FILE.cbor (binary, for big runs)");
+#if defined(TKLAB_GPU_BACKEND)
+    run->add_option("--profile", ra.profile,
+                    "Record the checked run: timing (CUPTI kernel records), regions (tk::region markers' per-warp "
+                    "timeline), comma-separated; counters and stalls come later");
+    run->add_option("--top", ra.top, "Rows per report section")->capture_default_str();
+#else
     run->add_option("--timeline-blocks", ra.timeline,
                     "Blocks with a full timeline: first-wave, all, none, or a list like 0-3,7 (statistics always cover all)")
         ->capture_default_str();
@@ -389,6 +522,9 @@ int main(int argc, char** argv) {
     run->add_flag("--snapshots", ra.snapshots, "Record tile values at each tk::snapshot() in the kernel");
     run->add_option("--top", ra.top, "Rows per report section")->capture_default_str();
     run->add_option("--threads", ra.threads, "Host threads simulating blocks (results never depend on it)");
+    bool on_gpu = false;
+    run->add_flag("--gpu", on_gpu, "Run on the GPU instead (hands the command to tklab_gpu, built beside tklab when nvcc "
+                                   "was found; `tklab_gpu run --help` lists its options)");
 
     std::string file, out;
     bool salvage = false, no_instructions = false;
@@ -451,6 +587,9 @@ int main(int argc, char** argv) {
         return 2;
     }
     if (list->parsed()) return cmd_list();
+#if !defined(TKLAB_GPU_BACKEND)
+    if (run->parsed() && on_gpu) return run_on_gpu(argc, argv);
+#endif
     if (run->parsed()) return cmd_run(ra);
 #if !defined(TKLAB_GPU_BACKEND)
     if (report->parsed()) return cmd_report(file, salvage, top, color);

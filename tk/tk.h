@@ -17,4 +17,5 @@
 #include "tk/ops/group/group.h"
 #include "tk/ops/sync/semaphore.h"
 #include "tk/ops/warp/debug/snapshot.h"
+#include "tk/ops/warp/debug/region.h"
 #include "tk/host/launch.h"

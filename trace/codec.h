@@ -28,6 +28,10 @@ json block_record(uint32_t launch, const Block& b);
 json summary_record(uint32_t launch, const Launch& l);  // l.summary must be set
 json failure_record(int64_t launch, const Failure& f);
 json check_record(const Check& c);
+json gpu_kernel_record(const GpuKernel& k);
+// A gpu_kernel record checked field by field (the loader's own check); `path`
+// names the record in errors, e.g. "records[12]".
+GpuKernel gpu_kernel_of(const json& r, const std::string& path);
 
 // Writes a trace as a stream: header first, then records as they come, each
 // flushed at once, so a run that dies leaves every record written before.

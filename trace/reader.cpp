@@ -137,6 +137,31 @@ std::vector<T> uint_list(const json& v, const std::string& path, uint64_t hi) {
     return out;
 }
 
+} // namespace
+
+GpuKernel gpu_kernel_of(const json& r, const std::string& p) {
+    GpuKernel k;
+    auto u32 = [&](const char* key) { return uint32_t(as_uint(field(r, p, key), p + "." + key, kU32)); };
+    k.name = as_string(field(r, p, "name"), p + ".name");
+    k.mangled = as_string(field(r, p, "mangled"), p + ".mangled");
+    k.start_ns = as_uint(field(r, p, "start_ns"), p + ".start_ns");
+    k.end_ns = as_uint(field(r, p, "end_ns"), p + ".end_ns");
+    if (k.end_ns < k.start_ns)
+        bad(p + ".end_ns", std::to_string(k.end_ns) + " is before start_ns " + std::to_string(k.start_ns));
+    k.registers = u32("registers");
+    k.static_smem = u32("static_smem");
+    k.dynamic_smem = u32("dynamic_smem");
+    k.grid = as_dim3(field(r, p, "grid"), p + ".grid");
+    k.block = as_dim3(field(r, p, "block"), p + ".block");
+    if (uint64_t(k.block.x) * k.block.y * k.block.z > 1024) bad(p + ".block", "more than 1024 threads in a block");
+    k.device = u32("device");
+    k.stream = u32("stream");
+    k.correlation = u32("correlation");
+    return k;
+}
+
+namespace {
+
 // ---------------------------------------------------------------- records -> Trace
 
 class Loader {
@@ -192,6 +217,7 @@ public:
         else if (type == "summary") summary(r, p);
         else if (type == "failure") failure(r, p);
         else if (type == "check") check(r, p);
+        else if (type == "gpu_kernel") t.gpu_kernels.push_back(gpu_kernel_of(r, p));
         else if (type == "end") ended = true;
         else bad(p + ".type", "unknown record type \"" + type + "\" (this tklab reads version " + std::to_string(kVersion) + ")");
     }

@@ -776,8 +776,56 @@ void write_stalls(LineWriter& w, const Trace& t, const Summary& s, const ReportO
     more_rows(w, shown, lines.size(), "stalled line", "stalled lines");
 }
 
+// A GPU run's launch holds intra-kernel regions (tk::region markers), one
+// event each, not simulated instructions: per region, how often, how long.
+void write_gpu_regions(LineWriter& w, const Trace& t, const Launch& l, const ReportOptions& opt) {
+    heading(w, "Regions (intra-kernel timing on the GPU)");
+    struct Agg { uint64_t count = 0, total = 0, longest = 0; uint32_t loc = 0; };
+    std::map<uint16_t, Agg> by_name;
+    uint64_t events = 0, warps_time = 0;
+    for (const Block& b : l.blocks) {
+        // A block's own span (from its first region to its last), not its end on the kernel's clock.
+        uint64_t first = UINT64_MAX, last = 0;
+        for (const Event& e : b.events) first = std::min(first, e.issue), last = std::max(last, e.done);
+        if (last > first) warps_time += (last - first) * l.warps_per_block();
+        for (const Event& e : b.events) {
+            Agg& a = by_name[e.op_name];
+            a.count++;
+            a.total += minus(e.done, e.issue);
+            a.longest = std::max(a.longest, minus(e.done, e.issue));
+            a.loc = e.loc;
+            ++events;
+        }
+    }
+    if (events == 0) {
+        w.line("  no regions recorded (the kernel has no tk::region markers, or was not launched through tk::launch)");
+        return;
+    }
+    const double mhz = arch_number(t, "clock_mhz").value_or(0);
+    w.line("  " + count_of(events, "region") + " in " + count_of(l.blocks.size(), "block") + "; cycles of the SM clock" +
+           (mhz > 0 ? " (" + fixed(mhz, 0) + " MHz)" : ""));
+    std::vector<std::pair<uint16_t, Agg>> rows(by_name.begin(), by_name.end());
+    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+    size_t shown = 0;
+    for (const auto& [name, a] : rows) {
+        if (shown++ == opt.top) break;
+        const double mean = double(a.total) / double(a.count);
+        std::string line = "  " + pad(fit(table_name(t.op_names, name), 16), 16) + " " + pad(count_of(a.count, "time"), 12) +
+                           " mean " + fixed(mean, 0) + " cycles";
+        if (mhz > 0) line += " (" + fixed(mean / mhz, 1) + " us)";
+        line += ", max " + num(a.longest) + ", " + percent(double(a.total), double(warps_time)) + " of block time";
+        w.line(line);
+        if (a.loc) source_line(w, t, a.loc, "     ");
+    }
+    more_rows(w, std::min(rows.size(), opt.top), rows.size(), "region", "regions");
+}
+
 void write_launch(LineWriter& w, const Trace& t, size_t index, const Launch& l, const ReportOptions& opt) {
     write_header(w, t, index, l);
+    if (const json* gpu = arch_field(t, "gpu"); gpu && gpu->is_boolean() && gpu->get<bool>()) {
+        write_gpu_regions(w, t, l, opt);
+        return;
+    }
     if (!l.summary) {
         w.line("  " + w.bad("no summary: the trace ends early") + " (" + num(l.blocks.size()) +
                " blocks recorded before it stopped)");
@@ -862,6 +910,73 @@ void write_failures(LineWriter& w, const Trace& t) {
     if (!any) w.line("  " + w.good("no failures"));
 }
 
+// "850 ns", "12.34 us", "1.234 ms": three or four significant digits in a fitting unit.
+std::string duration_text(uint64_t ns) {
+    if (ns < 1000) return num(ns) + " ns";
+    if (ns < 1000000) return fixed(double(ns) / 1e3, 2) + " us";
+    if (ns < 1000000000) return fixed(double(ns) / 1e6, 3) + " ms";
+    return fixed(double(ns) / 1e9, 3) + " s";
+}
+
+// Launches of one kernel with one configuration: repeated runs of a benchmark
+// read as one row with their spread, not as hundreds of identical lines.
+struct KernelGroup {
+    const GpuKernel* first = nullptr;
+    uint64_t runs = 0, total_ns = 0, min_ns = 0, max_ns = 0;
+};
+
+bool same_config(const GpuKernel& a, const GpuKernel& b) {
+    return a.name == b.name && a.grid == b.grid && a.block == b.block && a.registers == b.registers &&
+           a.static_smem == b.static_smem && a.dynamic_smem == b.dynamic_smem && a.device == b.device;
+}
+
+std::vector<KernelGroup> kernel_groups(const std::vector<GpuKernel>& kernels) {
+    std::vector<KernelGroup> groups;  // in order of first appearance
+    for (const GpuKernel& k : kernels) {
+        const uint64_t d = k.end_ns > k.start_ns ? k.end_ns - k.start_ns : 0;
+        auto it = std::find_if(groups.begin(), groups.end(), [&](const KernelGroup& g) { return same_config(*g.first, k); });
+        if (it == groups.end()) {
+            groups.push_back({&k, 1, d, d, d});
+            continue;
+        }
+        ++it->runs;
+        it->total_ns += d;
+        it->min_ns = std::min(it->min_ns, d);
+        it->max_ns = std::max(it->max_ns, d);
+    }
+    return groups;
+}
+
+// CUPTI's records of a GPU run: only printed when the trace has them, so
+// simulator reports are unchanged.
+void write_gpu_kernels(LineWriter& w, const Trace& t, const ReportOptions& opt) {
+    if (t.gpu_kernels.empty()) return;
+    heading(w, "GPU kernels (CUPTI)");
+    uint64_t first = UINT64_MAX, last = 0, busy = 0;
+    for (const GpuKernel& k : t.gpu_kernels) {
+        first = std::min(first, k.start_ns);
+        last = std::max(last, k.end_ns);
+        busy += k.end_ns > k.start_ns ? k.end_ns - k.start_ns : 0;
+    }
+    w.line("  " + count_of(t.gpu_kernels.size(), "kernel run") + ", " + duration_text(busy) + " in kernels over " +
+           duration_text(last > first ? last - first : 0) + " from the first start to the last end");
+    const std::vector<KernelGroup> groups = kernel_groups(t.gpu_kernels);
+    size_t shown = 0;
+    for (; shown < groups.size() && shown < opt.top; ++shown) {
+        const KernelGroup& g = groups[shown];
+        const GpuKernel& k = *g.first;
+        w.line("  " + num(shown + 1) + ". " + fit(k.name.empty() ? "?" : k.name, kWidth - 6));
+        std::string time = g.runs == 1 ? duration_text(g.total_ns)
+                                       : "ran " + num(g.runs) + " times, mean " + duration_text(g.total_ns / g.runs) +
+                                             " (" + duration_text(g.min_ns) + " to " + duration_text(g.max_ns) + ")";
+        w.line("     " + time);
+        w.line("     grid " + dim3(k.grid) + "  block " + dim3(k.block) + "  " + num(k.registers) +
+               " registers/thread  shared " + num(uint64_t(k.static_smem) + k.dynamic_smem) + " B (" +
+               num(k.static_smem) + " static + " + num(k.dynamic_smem) + " dynamic)");
+    }
+    more_rows(w, shown, groups.size(), "kernel", "kernels");
+}
+
 void write_title(LineWriter& w, const Trace& t) {
     std::string title = "tklab trace report";
     if (!t.producer.empty()) title += " (" + fit(t.producer, 40) + ")";
@@ -875,7 +990,8 @@ void write_report(std::ostream& out, const Trace& t, const ReportOptions& opt) {
     LineWriter w(out, opt.color);
     write_title(w, t);
     for (size_t i = 0; i < t.launches.size(); ++i) write_launch(w, t, i, t.launches[i], opt);
-    if (t.launches.empty()) w.line("no launches");
+    if (t.launches.empty() && t.gpu_kernels.empty()) w.line("no launches");
+    write_gpu_kernels(w, t, opt);
     write_checks(w, t);
     write_failures(w, t);
 }

@@ -217,6 +217,24 @@ struct Check {
     bool operator==(const Check&) const = default;
 };
 
+// One kernel as the GPU ran it, from CUPTI's activity records (profiler/):
+// optional in a trace, present when a GPU run collected kernel timing.
+struct GpuKernel {
+    std::string name;             // demangled where possible
+    std::string mangled;          // as the driver reported it; "" when the same as `name`
+    uint64_t start_ns = 0, end_ns = 0;  // GPU timestamps on CUPTI's clock (cuptiGetTimestamp), ns
+    uint32_t registers = 0;       // per thread
+    uint32_t static_smem = 0;     // bytes per block, declared in the kernel
+    uint32_t dynamic_smem = 0;    // bytes per block, asked for at launch
+    Dim3 grid, block;
+    uint32_t device = 0;          // CUDA device ordinal
+    uint32_t stream = 0;          // CUPTI's stream id
+    uint32_t correlation = 0;     // ties the kernel to the API call that launched it
+    uint64_t duration_ns() const { return end_ns - start_ns; }
+    uint64_t smem_bytes() const { return uint64_t(static_smem) + dynamic_smem; }
+    bool operator==(const GpuKernel&) const = default;
+};
+
 struct Recording {
     std::string timeline_blocks = "first-wave";  // "first-wave", "all", "none" or a list like "0-3,7"
     bool all_lane_addresses = false;             // else only for instructions with conflicts
@@ -240,6 +258,7 @@ struct Trace {
     std::vector<Launch> launches;
     std::vector<Check> checks;
     std::optional<Failure> failure;       // a failure outside any launch (or the run's)
+    std::vector<GpuKernel> gpu_kernels;   // GPU runs only: CUPTI's kernel records, in start order
     bool complete = false;                // the writer closed the file
 
     // "file:line" of a location, "?" when unknown.

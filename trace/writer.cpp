@@ -241,6 +241,13 @@ json check_record(const Check& c) {
             {"tolerance", c.tolerance}, {"passed", c.passed}};
 }
 
+json gpu_kernel_record(const GpuKernel& k) {
+    return {{"type", "gpu_kernel"}, {"name", k.name}, {"mangled", k.mangled}, {"start_ns", k.start_ns},
+            {"end_ns", k.end_ns}, {"registers", k.registers}, {"static_smem", k.static_smem},
+            {"dynamic_smem", k.dynamic_smem}, {"grid", dim3_json(k.grid)}, {"block", dim3_json(k.block)},
+            {"device", k.device}, {"stream", k.stream}, {"correlation", k.correlation}};
+}
+
 // ---------------------------------------------------------------- writer
 
 Writer::Writer(const std::string& path) : path_(path), enc_(encoding_of(path)) {
@@ -318,6 +325,7 @@ void write_trace(const std::string& path, const Trace& t) {
         if (l.summary) w.record(summary_record(li, l));
         if (l.failure) w.record(failure_record(li, *l.failure));
     }
+    for (const GpuKernel& k : t.gpu_kernels) w.record(gpu_kernel_record(k));
     for (const Check& c : t.checks) w.record(check_record(c));
     if (t.failure) w.record(failure_record(-1, *t.failure));
     w.close();

@@ -41,11 +41,11 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(tk::gl<tk::bf16> A, tk::g
 
     rt_fl<32, 32> acc;
     zero(acc);
-
+    {   tk::region prologue("prologue");  // GPU timeline markers (--profile regions); free otherwise
     // Prologue: stage 0 in flight.
     group<WARPS>::load_async(*a_s[0], A, {0, 0, block_row, 0});
-    group<WARPS>::load_async(*b_s[0], B, {0, 0, 0, block_col});
-
+    group<WARPS>::load_async(*b_s[0], B, {0, 0, 0, block_col}); }
+    {   tk::region main_loop("main loop");
     for (int k = 0; k < k_steps; ++k) {
         const int cur = k % 2;
         if (k + 1 < k_steps) {
@@ -65,9 +65,9 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(tk::gl<tk::bf16> A, tk::g
         mma_AB(acc, a, b, acc);
 
         __syncthreads();  // nobody overwrites stage `cur` while others still read it
-    }
+    }}  // ends the main loop and its region
     snapshot(acc, "acc after the main loop");  // with --snapshots: this warp's 32x32 of C
-    store(C, acc, {0, 0, 2 * block_row + warp_row, 2 * block_col + warp_col});
+    {   tk::region r("store"); store(C, acc, {0, 0, 2 * block_row + warp_row, 2 * block_col + warp_col}); }
 }
 
 // Launches the kernel for M x N x K (multiples of 64).

@@ -5,5 +5,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 mkdir -p .deps
-(cd .deps && apt-get download catch2 libcli11-dev >/dev/null)
+(cd .deps && apt-get download catch2 libcli11-dev nlohmann-json3-dev >/dev/null)
 ls -l .deps

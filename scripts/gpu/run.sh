@@ -48,6 +48,15 @@ for l in $(./build-gpu/tklab_gpu list | awk '/^lessons:/{f=1;next} /^[a-z]/{f=0}
   lesson_lines+="$(printf '%-14s solution  %-8s max error %s' "$l" "$verdict" "${err:-?}")"$'\n'
 done
 
+echo "==> the profiler: CUPTI kernel records and intra-kernel regions of the demo GEMM, and what each costs"
+trace_dir=$(dirname "$out")
+./build-gpu/tklab_gpu run gemm --size 4096 --variant swizzled --no-check --profile timing,regions \
+    --trace "$trace_dir/gemm_4096_gpu.cbor" >"$log.prof" 2>&1
+prof_rc=$?
+cat "$log.prof"
+./build-gpu/bench/cupti_overhead >"$log.cupti" 2>&1; cat "$log.cupti"
+./build-gpu/bench/region_overhead >"$log.regions" 2>&1; cat "$log.regions"
+
 torch_line=$(python3 - <<'PY' 2>/dev/null
 import torch
 for n in (4096, 8192):
@@ -82,5 +91,10 @@ PY
   echo
   echo "Lessons (reference solutions, default size):"
   printf "%s" "${lesson_lines:-none}"
+  echo
+  echo "Profiler (demo GEMM 4096^3 swizzled, --profile timing,regions; exit $prof_rc):"
+  grep -E "regions +[0-9]+ recorded|GPU kernels|gemm_kernel" "$log.prof" | head -4
+  grep -E "without|with |overhead|target" "$log.cupti" | sed 's/^/  CUPTI:   /'
+  grep -E "without|with |overhead|target" "$log.regions" | sed 's/^/  regions: /'
 } | tee "$out"
-[ "$tests_rc" -eq 0 ] && [ "$lessons_rc" -eq 0 ] && [ "${res[256]}" -eq 0 ] && [ "${res[4096]}" -eq 0 ] && [ "${res[8192]}" -eq 0 ]
+[ "$tests_rc" -eq 0 ] && [ "$lessons_rc" -eq 0 ] && [ "$prof_rc" -eq 0 ] && [ "${res[256]}" -eq 0 ] && [ "${res[4096]}" -eq 0 ] && [ "${res[8192]}" -eq 0 ]

@@ -6,6 +6,7 @@
 #include <utility>
 #include "tk/common/base.h"
 #include "tk/host/device_buffer.h"
+#include "tk/ops/warp/debug/region.h"
 
 namespace tk {
 
@@ -14,6 +15,12 @@ void launch(const char* name, void (*kernel)(KArgs...), dim3 grid, dim3 block, s
 #if defined(TK_GPU)
     if (shared_bytes > 48 * 1024)
         cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)), name);
+    // With a region buffer current (tk::profile::current_regions()), this
+    // translation unit's markers record into it for this launch only.
+    struct regions_guard {
+        bool on;
+        ~regions_guard() { if (on) detail::regions_after_launch(); }
+    } regions{detail::regions_before_launch(name, grid, block)};
     kernel<<<grid, block, shared_bytes>>>(std::forward<Args>(args)...);
     cuda_check(cudaGetLastError(), name);
     cuda_check(cudaDeviceSynchronize(), name);

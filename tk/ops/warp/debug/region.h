@@ -1,0 +1,170 @@
+// tk::region: times a stretch of a kernel, per warp, on the GPU.
+//
+//   { tk::region r("main loop"); ... }   // begins here, ends at the closing brace
+//
+// The same annotation serves both builds. Its id is the 32-bit FNV-1a hash of
+// the name, computed at compile time (the name must be a string literal), so
+// the device needs no string table; the source line is kept too.
+//
+// GPU: while the profiler has a buffer set (`tklab_gpu run NAME --profile
+// regions`, profiler/gpu/regions_session.h), the warp's first active lane
+// reserves one 48-byte record in the warp's slice of the buffer when the
+// region begins and fills it {id, smid, block, warp, %globaltimer and clock64
+// at begin and end, line} (layout: profiler/decode/region_buffer.h); an open
+// region holds one register. A full slice counts what it drops and never
+// writes past. Without a buffer a marker costs a few constant loads and
+// integer instructions, with every memory access predicated off and no
+// branch (a branch would change the kernel's register allocation). Give it
+// a name (`tk::region r(...)`): a nameless temporary ends at once. Nested regions are fine; keep them out of the
+// innermost loops, where a marker's clock reads and store are not free.
+//
+// Simulator: compiles and costs nothing for now; recording simulator regions
+// into the trace (an event per region beside the instructions) is the next step.
+#pragma once
+#include "tk/common/base.h"
+#include "profiler/decode/region_buffer.h"
+#if defined(TK_GPU)
+#include <stdexcept>
+#include <string>
+#endif
+
+#if defined(TK_GPU)
+#define TK_REGION_CONSTEVAL __host__ __device__ consteval
+#else
+#define TK_REGION_CONSTEVAL consteval
+#endif
+
+namespace tk {
+
+// A region's name, hashed when the kernel compiles.
+struct region_name {
+    uint32_t id;
+    template <size_t N>
+    TK_REGION_CONSTEVAL region_name(const char (&s)[N]) : id(tklab::regions::fnv1a32(s)) {}
+};
+
+#if defined(TK_GPU)
+
+namespace detail {
+
+// This translation unit's view of the current buffer: the launch wrapper
+// (tk/host/launch.h), instantiated in the kernel's own translation unit, sets
+// it before a launch and clears it after, so kernel signatures stay as they are.
+static __constant__ tklab::regions::DeviceView region_view;
+
+TK_DEVICE uint32_t region_smid() {
+    uint32_t s;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(s));
+    return s;
+}
+TK_DEVICE uint32_t region_laneid() {
+    uint32_t l;
+    asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
+    return l;
+}
+
+// Host: before a launch, point this translation unit's region_view at the
+// current target's buffer. Returns whether it did (then the caller clears it
+// after the kernel, so no stale pointer outlives the buffer).
+[[maybe_unused]] static bool regions_before_launch(const char* kernel, dim3 grid, dim3 block) {
+    tklab::regions::Target* target = tklab::regions::current_target();
+    if (!target) return false;  // the common case: no copy, nothing to pay
+    const uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+    const tklab::regions::DeviceView v = target->prepare(kernel, g, b);
+    if (!v.records) return false;
+    const cudaError_t e = cudaMemcpyToSymbol(region_view, &v, sizeof v);
+    if (e != cudaSuccess)
+        throw std::runtime_error(std::string(kernel) + ": setting the region buffer (cudaMemcpyToSymbol): " + cudaGetErrorString(e));
+    return true;
+}
+[[maybe_unused]] static void regions_after_launch() {
+    const tklab::regions::DeviceView off{};
+    (void)cudaMemcpyToSymbol(region_view, &off, sizeof off);  // best effort: may run while an error unwinds
+}
+
+} // namespace detail
+
+#endif
+
+#if defined(TK_GPU) && !defined(TK_NO_REGIONS)
+
+class region {
+public:
+    // Branch-free: a branch here, even one never taken, changes how ptxas
+    // allocates the kernel's registers around it (the demo GEMM went from 80 to
+    // 94). So the index math runs unconditionally and every memory access is
+    // predicated in PTX on "recording, and this is the warp's first active lane".
+    TK_DEVICE explicit region(region_name name, uint32_t line = __builtin_LINE()) {
+        const tklab::regions::DeviceView& v = detail::region_view;
+        const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
+        const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+        const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+        const uint32_t warp = thread / 32;
+        const uint32_t w = block * ((threads + 31) / 32) + warp;  // 32 bits: no launch has 2^32 warps
+        const uint32_t lead = uint32_t(detail::region_laneid() == uint32_t(__ffs(__activemask()) - 1)) &
+                              uint32_t(v.records != nullptr);
+        const uint32_t in_slice = lead & uint32_t(w < v.warps);
+        const uint32_t no_slice = lead & uint32_t(w >= v.warps);
+        asm volatile(
+            "{\n\t.reg .pred p, q, r;\n\t.reg .u32 n, n1, s;\n\t.reg .u64 a, t0, c0, cnt;\n\t"
+            "setp.ne.u32 p, %1, 0;\n\t"
+            "mad.wide.u32 cnt, %2, 4, %3;\n\t"
+            "@p ld.global.u32 n, [cnt];\n\t"
+            "@p add.u32 n1, n, 1;\n\t"
+            "@p st.global.u32 [cnt], n1;\n\t"
+            "setp.lt.and.u32 q, n, %4, p;\n\t"       // room in the slice (else: counted as dropped)
+            "mad.lo.u32 s, %2, %4, n;\n\t"
+            "selp.u32 %0, s, -1, q;\n\t"
+            "mad.wide.u32 a, s, 48, %5;\n\t"
+            "@q st.global.cs.v4.u32 [a+32], {%6, %7, %8, %9};\n\t"
+            "@q mov.u64 t0, %%globaltimer;\n\t"
+            "@q mov.u64 c0, %%clock64;\n\t"
+            "@q st.global.cs.v2.u64 [a], {t0, c0};\n\t"
+            "setp.ne.u32 r, %10, 0;\n\t"             // no slice for this warp: counted as lost
+            "@r red.global.add.u32 [%11], 1;\n\t}"
+            : "=r"(slot_)
+            : "r"(in_slice), "r"(w), "l"(v.counts), "r"(v.records_per_warp), "l"(v.records), "r"(name.id), "r"(block),
+              "r"((warp & 0xffffu) | (detail::region_smid() << 16)), "r"(line), "r"(no_slice), "l"(v.lost)
+            : "memory");
+    }
+    TK_DEVICE ~region() {
+        asm volatile(
+            "{\n\t.reg .pred p;\n\t.reg .u64 a, t1, c1;\n\t"
+            "setp.ne.u32 p, %0, -1;\n\t"
+            "mad.wide.u32 a, %0, 48, %1;\n\t"
+            "@p mov.u64 c1, %%clock64;\n\t"
+            "@p mov.u64 t1, %%globaltimer;\n\t"
+            "@p st.global.cs.v2.u64 [a+16], {t1, c1};\n\t}"
+            :: "r"(slot_), "l"(detail::region_view.records) : "memory");
+    }
+    region(const region&) = delete;
+    region& operator=(const region&) = delete;
+
+private:
+    static constexpr uint32_t kNone = 0xffffffffu;
+    uint32_t slot_ = kNone;  // this warp's record, held by its recording lane: all an open region keeps
+};
+
+#else  // TK_SIM, or TK_NO_REGIONS on the GPU
+
+// Simulator: compiles and costs nothing for now. Recording simulator regions
+// into the trace (one event per region, like a tile op's scope) is the next
+// step. On the GPU, -DTK_NO_REGIONS compiles the markers out (to measure what
+// merely having them costs: they add registers to a kernel even when off).
+class region {
+public:
+    TK_DEVICE explicit region(region_name name, TK_LOC) { (void)name; (void)loc; }
+    region(const region&) = delete;
+    region& operator=(const region&) = delete;
+};
+
+#endif
+
+namespace profile {
+// The buffer launches record regions into (host side); nullptr: none. The
+// profiler sets it (profiler/gpu/regions_session.h); tk::launch reads it.
+using region_target = tklab::regions::Target;
+inline region_target*& current_regions() { return tklab::regions::current_target(); }
+} // namespace profile
+
+} // namespace tk
