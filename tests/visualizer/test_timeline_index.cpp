@@ -297,3 +297,40 @@ TEST_CASE("timeline index: slice kinds pack an op or a wait", "[visualizer][time
         CHECK(view::kind_index(view::wait_kind(uint8_t(i))) == i);
     }
 }
+
+TEST_CASE("timeline index: a GPU trace's regions are kinds of their own, one per name", "[visualizer][timeline]") {
+    // Two warps, each with seeded regions named 1..200 (past the 8-bit op and wait kinds' range of tallies).
+    std::mt19937 rng(17);
+    trace::Block b;
+    b.timeline = true;
+    const std::vector<std::string> ops = {"ld.shared", "region"};
+    std::vector<uint64_t> clock(2, 0);
+    for (int i = 0; i < 400; ++i) {
+        trace::Event e;
+        e.warp = uint16_t(i % 2);
+        e.op = 1;
+        e.op_name = uint16_t(1 + rng() % 200);
+        e.issue = clock[e.warp];
+        e.done = e.issue + 1 + rng() % 50;
+        clock[e.warp] = e.done;
+        b.events.push_back(e);
+    }
+    b.cycles = std::max(clock[0], clock[1]);
+    const view::TimelineIndex idx(b, 2, ops, kStalls);
+    for (int w = 0; w < 2; ++w) {
+        const auto& events = idx.events(w);
+        for (size_t i = 0; i < events.size(); ++i) {
+            const SliceKind body = idx.slices(w, i).body;
+            CHECK(view::is_named(body));
+            CHECK_FALSE(view::is_wait(body));
+            CHECK(view::kind_index(body) == (b.events[events[i]].op_name & 0xff));
+        }
+        // Coarser levels summarise with the same kinds (the tally has room for them).
+        for (int level = 1; level < idx.levels(w); ++level)
+            for (size_t i = 0; i < idx.spans(w, level); ++i) CHECK(view::is_named(idx.span(w, level, i).kind));
+    }
+    // An ordinary op stays an op kind.
+    b.events[0].op = 0;
+    const view::TimelineIndex mixed(b, 2, ops, kStalls);
+    CHECK(mixed.slices(0, 0).body == view::op_kind(0));
+}

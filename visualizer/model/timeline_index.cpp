@@ -48,8 +48,8 @@ private:
         if (!seen_[k]) { seen_[k] = true; touched_.push_back(k); }
         cycles_[k] += c;
     }
-    std::vector<uint64_t> cycles_ = std::vector<uint64_t>(2 * kWaitBit, 0);
-    std::vector<bool> seen_ = std::vector<bool>(2 * kWaitBit, false);
+    std::vector<uint64_t> cycles_ = std::vector<uint64_t>(kSliceKinds, 0);
+    std::vector<bool> seen_ = std::vector<bool>(kSliceKinds, false);
     std::vector<SliceKind> touched_;
 };
 
@@ -70,6 +70,7 @@ void TimelineIndex::build(const std::vector<std::string>& ops, const std::vector
     const trace::Block& b = *block_;
     barrier_stall_ = index_of(stalls, "barrier");
     mbarrier_stall_ = index_of(stalls, "mbarrier");
+    region_op_ = index_of(ops, "region");
     for (size_t i = 0; i < b.events.size(); ++i) {
         const trace::Event& e = b.events[i];
         if (e.warp >= warps_.size()) warps_.resize(size_t(e.warp) + 1);
@@ -170,7 +171,7 @@ EventSlices TimelineIndex::slices(int warp, size_t i) const {
     s.issue = e.issue;
     s.done = std::max(e.done, e.issue);
     s.wait = wait_kind(e.stall);
-    s.body = op_kind(e.op);
+    s.body = region_op_ >= 0 && e.op == region_op_ ? named_kind(e.op_name) : op_kind(e.op);
     uint64_t before = e.stall_cycles;
     if (w.barrier[i] >= 0) {
         // The recorded stall counts the barrier wait too; only the rest came before issue.

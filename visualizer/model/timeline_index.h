@@ -22,6 +22,11 @@ constexpr SliceKind kWaitBit = 0x100;
 constexpr SliceKind op_kind(uint8_t op) { return op; }
 constexpr SliceKind wait_kind(uint8_t stall) { return SliceKind(kWaitBit | stall); }
 constexpr bool is_wait(SliceKind k) { return (k & kWaitBit) != 0; }
+// A GPU trace's region (op "region"): coloured by its name, Trace::op_names' index.
+constexpr SliceKind kNamedBit = 0x200;
+constexpr SliceKind named_kind(uint16_t op_name) { return SliceKind(kNamedBit | (op_name & 0xff)); }
+constexpr bool is_named(SliceKind k) { return (k & kNamedBit) != 0; }
+constexpr size_t kSliceKinds = kNamedBit + 0x100;  // every SliceKind is below this
 constexpr uint8_t kind_index(SliceKind k) { return uint8_t(k & 0xff); }
 
 struct TimelineSpan {
@@ -110,6 +115,7 @@ private:
     std::vector<Warp> warps_;
     uint64_t end_cycle_ = 0;
     int barrier_stall_ = -1, mbarrier_stall_ = -1;  // Trace::stalls indices, -1 when absent
+    int region_op_ = -1;                             // Trace::ops index of "region" (GPU traces), -1 when absent
 };
 
 } // namespace tklab::view

@@ -26,6 +26,14 @@ ImU32 op_color(const std::string& op) {
     return IM_COL32(160, 160, 160, 255);
 }
 
+ImU32 region_color(size_t name_index) {
+    // Golden-angle hue steps: neighbours in the name table get far-apart colours.
+    const float hue = std::fmod(0.08f + 0.381966f * float(name_index), 1.0f);
+    float r, g, b;
+    ImGui::ColorConvertHSVtoRGB(hue, 0.55f, 0.85f, r, g, b);
+    return IM_COL32(int(r * 255), int(g * 255), int(b * 255), 255);
+}
+
 ImU32 stall_color(const std::string& stall) {
     if (stall == "barrier") return IM_COL32(150, 90, 200, 255);
     if (stall == "mbarrier") return IM_COL32(120, 80, 220, 255);

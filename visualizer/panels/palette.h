@@ -10,6 +10,8 @@ namespace tklab::view::palette {
 // By instruction name (Trace::ops): shared memory, ldmatrix/stmatrix, tensor
 // core, shuffle, barrier, async copy, global memory.
 ImU32 op_color(const std::string& op);
+// A GPU trace's regions, by their index in Trace::op_names: distinct hues.
+ImU32 region_color(size_t name_index);
 // By stall reason name (Trace::stalls): barrier, mbarrier, long_scoreboard, ...
 ImU32 stall_color(const std::string& stall);
 // By conflict degree: 1 (none) green through 32-way dark red.

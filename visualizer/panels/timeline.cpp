@@ -104,7 +104,7 @@ bool any_marked(const std::vector<uint32_t>& m, size_t first, size_t last) {
 // ---- colours of one trace, looked up by index once per frame ----
 
 struct Colors {
-    std::vector<ImU32> op, stall;
+    std::vector<ImU32> op, stall, named;
     std::vector<bool> hatched;  // barrier and mbarrier waits
     explicit Colors(const trace::Trace& t) {
         for (const std::string& o : t.ops) op.push_back(palette::op_color(o));
@@ -112,9 +112,10 @@ struct Colors {
             stall.push_back(palette::stall_color(s));
             hatched.push_back(s == "barrier" || s == "mbarrier");
         }
+        for (size_t i = 0; i < t.op_names.size(); ++i) named.push_back(palette::region_color(i));
     }
     ImU32 of(SliceKind k) const {
-        const auto& table = is_wait(k) ? stall : op;
+        const auto& table = is_named(k) ? named : is_wait(k) ? stall : op;
         return kind_index(k) < table.size() ? table[kind_index(k)] : IM_COL32(128, 128, 128, 255);
     }
     bool hatch(SliceKind k) const { return is_wait(k) && kind_index(k) < hatched.size() && hatched[kind_index(k)]; }
@@ -490,16 +491,24 @@ void draw_legend(const trace::Trace& t) {
     for (size_t i = 0; i < t.ops.size(); ++i) {
         const bool ran = !t.launches.empty() && t.launches[0].summary && i < t.launches[0].summary->by_op.size()
                              ? t.launches[0].summary->by_op[i] > 0 : true;
-        if (!ran) continue;
+        if (!ran || t.ops[i] == "region") continue;  // regions are listed by name below
         const ImU32 c = palette::op_color(t.ops[i]);
         auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == c; });
         if (it == groups.end()) groups.push_back({c, t.ops[i]});
         else it->second += ", " + t.ops[i];
     }
-    ImGui::TextColored(ImColor(palette::text_dim), "instructions");
-    ImGui::SameLine(0, 10);
-    for (const auto& [c, names] : groups) legend_item(c, 0, names);
-    ImGui::NewLine();
+    if (!groups.empty()) {
+        ImGui::TextColored(ImColor(palette::text_dim), "instructions");
+        ImGui::SameLine(0, 10);
+        for (const auto& [c, names] : groups) legend_item(c, 0, names);
+        ImGui::NewLine();
+    }
+    if (std::find(t.ops.begin(), t.ops.end(), "region") != t.ops.end()) {
+        ImGui::TextColored(ImColor(palette::text_dim), "regions");
+        ImGui::SameLine(0, 10);
+        for (size_t i = 1; i < t.op_names.size(); ++i) legend_item(palette::region_color(i), 0, t.op_names[i]);
+        ImGui::NewLine();
+    }
     ImGui::TextColored(ImColor(palette::text_dim), "waits");
     ImGui::SameLine(0, 10);
     for (size_t i = 1; i < t.stalls.size(); ++i) {
