@@ -94,7 +94,7 @@ PY
   echo
   echo "Profiler (demo GEMM 4096^3 swizzled, --profile timing,regions; exit $prof_rc):"
   grep -E "regions +[0-9]+ recorded|GPU kernels|gemm_kernel" "$log.prof" | head -4
-  grep -E "without|with |overhead|target" "$log.cupti" | sed 's/^/  CUPTI:   /'
+  grep -E "without|with |overhead|set-up|target" "$log.cupti" | sed 's/^/  CUPTI:   /'
   grep -E "without|with |overhead|target" "$log.regions" | sed 's/^/  regions: /'
 } | tee "$out"
 [ "$tests_rc" -eq 0 ] && [ "$lessons_rc" -eq 0 ] && [ "$prof_rc" -eq 0 ] && [ "${res[256]}" -eq 0 ] && [ "${res[4096]}" -eq 0 ] && [ "${res[8192]}" -eq 0 ]
