@@ -38,13 +38,27 @@ std::optional<double> from_summary(const trace::Launch& l, const std::function<d
     return f(*l.summary);
 }
 
+// A GPU run (the profiler's trace) measured its kernel's and blocks' spans, not
+// what only the simulator counts: those rows show "-" for it, not a 0 that
+// would read as "better".
+bool is_gpu_run(const trace::Trace& t) {
+    const auto it = t.arch.find("gpu");
+    return it != t.arch.end() && it->is_boolean() && it->get<bool>();
+}
+
 std::vector<Metric> metrics(const trace::Trace& a, const trace::Trace& b) {
     std::vector<Metric> out;
-    auto add = [&](std::string name, std::function<double(const trace::Summary&)> f, bool lower = true, bool hide = false) {
-        out.push_back({std::move(name), [f](const trace::Trace&, const trace::Launch& l) { return from_summary(l, f); }, lower, hide});
+    auto add = [&](std::string name, std::function<double(const trace::Summary&)> f, bool lower = true, bool hide = false,
+                   bool gpu_measures = false) {
+        out.push_back({std::move(name),
+                       [f, gpu_measures](const trace::Trace& t, const trace::Launch& l) -> std::optional<double> {
+                           if (!gpu_measures && is_gpu_run(t)) return std::nullopt;
+                           return from_summary(l, f);
+                       },
+                       lower, hide});
     };
-    add("est. kernel cycles", [](const trace::Summary& s) { return double(s.est_kernel_cycles); });
-    add("max block cycles", [](const trace::Summary& s) { return double(s.max_block_cycles); });
+    add("est. kernel cycles", [](const trace::Summary& s) { return double(s.est_kernel_cycles); }, true, false, true);
+    add("max block cycles", [](const trace::Summary& s) { return double(s.max_block_cycles); }, true, false, true);
     add("warp instructions", [](const trace::Summary& s) { return double(s.warp_instructions); });
     using Totals = trace::SmemTotals trace::Summary::*;
     const std::pair<const char*, Totals> kinds[] = {{"ld.shared", &trace::Summary::ld_shared},
@@ -64,7 +78,7 @@ std::vector<Metric> metrics(const trace::Trace& a, const trace::Trace& b) {
             if (std::find(stalls.begin(), stalls.end(), t->stalls[i]) == stalls.end()) stalls.push_back(t->stalls[i]);
     for (const std::string& name : stalls) {
         out.push_back({"stall: " + name, [name](const trace::Trace& t, const trace::Launch& l) -> std::optional<double> {
-                           if (!l.summary) return std::nullopt;
+                           if (!l.summary || is_gpu_run(t)) return std::nullopt;
                            const auto it = std::find(t.stalls.begin(), t.stalls.end(), name);
                            const size_t i = size_t(it - t.stalls.begin());
                            return it == t.stalls.end() || i >= l.summary->stall_cycles.size() ? 0.0 : double(l.summary->stall_cycles[i]);
@@ -142,6 +156,8 @@ void draw_compare(ViewState& v) {
         else ImGui::TextUnformatted("A and B take the same estimated kernel cycles");
     }
     ImGui::TextColored(ImColor(palette::text_dim), "green: B better than A, red: B worse; rows neither run uses are left out");
+    if (is_gpu_run(*a->trace) || is_gpu_run(*b->trace))
+        ImGui::TextColored(ImColor(palette::text_dim), "a GPU run measures kernel and block cycles only: its other rows show -");
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                   ImGuiTableFlags_SizingStretchProp;
     if (ImGui::BeginTable("##compare", 5, flags)) {
@@ -178,9 +194,9 @@ void draw_compare(ViewState& v) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted("occupancy limited by");
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(la->summary ? la->summary->occupancy_limit.c_str() : "-");
+        ImGui::TextUnformatted(la->summary && !is_gpu_run(*a->trace) ? la->summary->occupancy_limit.c_str() : "-");
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(lb->summary ? lb->summary->occupancy_limit.c_str() : "-");
+        ImGui::TextUnformatted(lb->summary && !is_gpu_run(*b->trace) ? lb->summary->occupancy_limit.c_str() : "-");
         ImGui::EndTable();
     }
     ImGui::End();
