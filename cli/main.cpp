@@ -245,11 +245,12 @@ int cmd_run(const RunArgs& a) {
         return 1;
     }
     std::printf("%s %s on the GPU, seed %u\n", p.name.c_str(), dims_text(dims, p).c_str(), a.seed);
-    bool ok = true, recorded = false;
+    const bool recorded = prof.timing || prof.regions;
+    bool ok = true;
     tklab::trace::Trace doc;
     try {
         auto c = p.make(dims, a.seed);
-        if (prof.timing || prof.regions || !a.trace.empty()) {
+        if (recorded || !a.trace.empty()) {
             doc = tklab::profiler::gpu_trace(tklab::profiler::current_gpu_device());
             doc.program = p.name;
             doc.variant = a.variant.empty() ? variants.front() : a.variant;
@@ -297,7 +298,6 @@ int cmd_run(const RunArgs& a) {
                 std::printf("\n");
             }
         }
-        recorded = prof.timing || prof.regions;
         doc.complete = true;  // every run finished; the writer closes the file
     } catch (const std::exception& e) {
         std::fprintf(stderr, "%s: %s failed: %s\n", kTool, p.name.c_str(), e.what());

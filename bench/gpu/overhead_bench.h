@@ -5,8 +5,8 @@
 #include <cstdlib>
 #include <cstring>
 #include <vector>
+#include "kernels/gemm/gemm_data.cuh"
 #include "kernels/gemm/gemm_kernel.cuh"
-#include "tk/host/reference.h"
 
 namespace overhead_bench {
 
@@ -47,17 +47,8 @@ inline const char* gpu_name() {
     return prop.name;
 }
 
-// A, B (bf16, seeded) and C (float), N x N each, on the device.
-struct GemmOperands {
-    int n;
-    std::vector<tk::bf16> a = tk::host::random_values<tk::bf16>(size_t(n) * n, 1);
-    std::vector<tk::bf16> b = tk::host::random_values<tk::bf16>(size_t(n) * n, 2);
-    tk::device_buffer<tk::bf16> da{a.size(), a, "A"}, db{b.size(), b, "B"};
-    tk::device_buffer<float> dc{size_t(n) * n, "C"};
-    tk::gl<tk::bf16> A() const { return {da.data(), 1, 1, n, n}; }
-    tk::gl<tk::bf16> B() const { return {db.data(), 1, 1, n, n}; }
-    tk::gl<float> C() const { return {dc.data(), 1, 1, n, n}; }
-};
+// A, B (bf16, seeds 1 and 2) and C (float), N x N each, on the device.
+inline gemm::Data gemm_operands(int n) { return gemm::make_inputs({{"M", n}, {"N", n}, {"K", n}}, 1, 2); }
 
 inline double mean(const std::vector<double>& v) {
     double s = 0;

@@ -25,7 +25,7 @@ int main(int argc, char** argv) {
     const int n = o.size;
     constexpr int kSwizzle = tk::swizzle::automatic;
     try {
-        const overhead_bench::GemmOperands g{n};
+        const gemm::Data g = overhead_bench::gemm_operands(n);
         const tk::gl<tk::bf16> A = g.A(), B = g.B();
         const tk::gl<float> C = g.C();
         for (int i = 0; i < 3; ++i) gemm::run<kSwizzle>(A, B, C);  // warm-up: clocks up, shared-memory limit raised

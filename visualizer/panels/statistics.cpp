@@ -31,7 +31,22 @@ struct Figures {
 };
 const char* const kSmemKinds[4] = {"ld.shared", "st.shared", "ldmatrix", "stmatrix"};
 
-
+// The figures of a whole run (trace::Summary) or of a range (RangeStats):
+// both keep the same per-op, per-stall and shared-memory totals.
+template <typename Totals>
+Figures figures_of(const Totals& s, uint64_t instructions, uint64_t warp_cycles) {
+    Figures f;
+    f.instructions = instructions;
+    f.by_op = &s.by_op;
+    f.stall_cycles = &s.stall_cycles;
+    f.smem[0] = &s.ld_shared;
+    f.smem[1] = &s.st_shared;
+    f.smem[2] = &s.ldmatrix;
+    f.smem[3] = &s.stmatrix;
+    f.barrier_wait_cycles = s.barrier_wait_cycles;
+    f.warp_cycles = warp_cycles;
+    return f;
+}
 
 std::string share(uint64_t part, uint64_t whole) {
     if (!whole) return "";
@@ -212,17 +227,7 @@ void draw_whole_run(const trace::Trace& t, const trace::Launch& l) {
         key_value("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles, at " + t.where(s.peak_regs_loc));
         ImGui::EndTable();
     }
-    Figures f;
-    f.instructions = s.warp_instructions;
-    f.by_op = &s.by_op;
-    f.stall_cycles = &s.stall_cycles;
-    f.smem[0] = &s.ld_shared;
-    f.smem[1] = &s.st_shared;
-    f.smem[2] = &s.ldmatrix;
-    f.smem[3] = &s.stmatrix;
-    f.barrier_wait_cycles = s.barrier_wait_cycles;
-    f.warp_cycles = s.warp_cycles;
-    draw_figures(t, f);
+    draw_figures(t, figures_of(s, s.warp_instructions, s.warp_cycles));
 }
 
 void draw_range(const ViewState& v, uint64_t begin, uint64_t end) {
@@ -249,17 +254,7 @@ void draw_range(const ViewState& v, uint64_t begin, uint64_t end) {
         dim_wrapped("nothing happened in this range");
         return;
     }
-    Figures f;
-    f.instructions = s.instructions;
-    f.by_op = &s.by_op;
-    f.stall_cycles = &s.stall_cycles;
-    f.smem[0] = &s.ld_shared;
-    f.smem[1] = &s.st_shared;
-    f.smem[2] = &s.ldmatrix;
-    f.smem[3] = &s.stmatrix;
-    f.barrier_wait_cycles = s.barrier_wait_cycles;
-    f.warp_cycles = s.cycles() * uint64_t(s.warps);
-    draw_figures(t, f);
+    draw_figures(t, figures_of(s, s.instructions, s.cycles() * uint64_t(s.warps)));
     if (ImGui::CollapsingHeader("By warp", ImGuiTreeNodeFlags_DefaultOpen)) {
         const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
         if (ImGui::BeginTable("##warps", 3, flags)) {
