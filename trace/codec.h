@@ -32,6 +32,10 @@ json gpu_kernel_record(const GpuKernel& k);
 // A gpu_kernel record checked field by field (the loader's own check); `path`
 // names the record in errors, e.g. "records[12]".
 GpuKernel gpu_kernel_of(const json& r, const std::string& path);
+json gpu_counters_record(const GpuCounters& c);
+GpuCounters gpu_counters_of(const json& r, const std::string& path);
+json gpu_stalls_record(const GpuStalls& s);
+GpuStalls gpu_stalls_of(const json& r, const std::string& path);
 
 // Writes a trace as a stream: header first, then records as they come, each
 // flushed at once, so a run that dies leaves every record written before.

@@ -160,6 +160,45 @@ GpuKernel gpu_kernel_of(const json& r, const std::string& p) {
     return k;
 }
 
+GpuCounters gpu_counters_of(const json& r, const std::string& p) {
+    GpuCounters c;
+    c.kernel = as_string(field(r, p, "kernel"), p + ".kernel");
+    c.launch = uint32_t(as_uint(field(r, p, "launch"), p + ".launch", kU32));
+    const json& m = field(r, p, "metrics");
+    if (!m.is_object()) bad(p + ".metrics", "expected an object of metric name to number, found " + type_of(m));
+    for (const auto& [name, value] : m.items()) {
+        if (!value.is_number()) bad(p + ".metrics." + name, "expected a number, found " + type_of(value));
+        const double v = value.get<double>();
+        if (!std::isfinite(v)) bad(p + ".metrics." + name, "not a finite number");
+        c.metrics[name] = v;
+    }
+    return c;
+}
+
+GpuStalls gpu_stalls_of(const json& r, const std::string& p) {
+    GpuStalls s;
+    s.kernel = as_string(field(r, p, "kernel"), p + ".kernel");
+    s.period_cycles = as_uint(field(r, p, "period_cycles"), p + ".period_cycles");
+    s.samples = as_uint(field(r, p, "samples"), p + ".samples");
+    s.dropped = as_uint(field(r, p, "dropped"), p + ".dropped");
+    const json::array_t& sites = as_array(field(r, p, "sites"), p + ".sites");
+    uint64_t sum = 0;
+    for (size_t i = 0; i < sites.size(); ++i) {
+        const std::string q = p + ".sites[" + std::to_string(i) + "]";
+        GpuStallSite x;
+        x.file = as_string(field(sites[i], q, "file"), q + ".file");
+        x.line = uint32_t(as_uint(field(sites[i], q, "line"), q + ".line", kU32));
+        x.reason = as_string(field(sites[i], q, "reason"), q + ".reason");
+        if (x.reason.empty()) bad(q + ".reason", "empty");
+        x.samples = as_uint(field(sites[i], q, "samples"), q + ".samples");
+        sum += x.samples;
+        s.sites.push_back(std::move(x));
+    }
+    if (sum > s.samples)
+        bad(p + ".sites", "their samples add up to " + std::to_string(sum) + ", more than the kernel's " + std::to_string(s.samples));
+    return s;
+}
+
 namespace {
 
 // ---------------------------------------------------------------- records -> Trace
@@ -218,6 +257,8 @@ public:
         else if (type == "failure") failure(r, p);
         else if (type == "check") check(r, p);
         else if (type == "gpu_kernel") t.gpu_kernels.push_back(gpu_kernel_of(r, p));
+        else if (type == "gpu_counters") t.gpu_counters.push_back(gpu_counters_of(r, p));
+        else if (type == "gpu_stalls") t.gpu_stalls.push_back(gpu_stalls_of(r, p));
         else if (type == "end") ended = true;
         else bad(p + ".type", "unknown record type \"" + type + "\" (this tklab reads version " + std::to_string(kVersion) + ")");
     }
@@ -290,6 +331,8 @@ private:
         b.instructions = as_uint(field(r, p, "instructions"), p + ".instructions");
         b.warp_peak_regs = uint_list<uint16_t>(field(r, p, "warp_peak_regs"), p + ".warp_peak_regs", 65535);
         b.timeline = as_bool(field(r, p, "timeline"), p + ".timeline");
+        // "regions" came later within version 1: optional, checked when present.
+        if (auto it = r.find("regions"); it != r.end()) regions(b, *it, p + ".regions", nwarps);
         if (b.timeline) {
             events(b, field(r, p, "events"), p + ".events", nwarps);
             smem(b, r, p);
@@ -425,6 +468,29 @@ private:
             std::vector<LiveTile>& tiles = b.regs[i].live;
             tiles.reserve(flat.size() / 2);
             for (size_t k = 0; k < flat.size(); k += 2) tiles.push_back({uint32_t(value(k, loc_max())), int(value(k + 1, 65535))});
+        }
+    }
+
+    void regions(Block& b, const json& o, const std::string& p, int64_t nwarps) {
+        auto warp = column(o, p, "warp", SIZE_MAX, 0, nwarps - 1);
+        const size_t n = warp.size();
+        auto name = column(o, p, "name", n, 0, int64_t(t.op_names.size()) - 1);
+        auto begin = column(o, p, "begin", n, 0, kI64);
+        auto duration = column(o, p, "duration", n, 0, kI64);
+        auto loc = column(o, p, "loc", n, 0, loc_max());
+        auto depth = column(o, p, "depth", n, 0, 255);
+        auto open = column(o, p, "open", n, 0, 1);
+        b.regions.resize(n);
+        for (size_t i = 0; i < n; ++i) {
+            if (begin[i] > kI64 - duration[i]) bad(p + ".duration[" + std::to_string(i) + "]", "the region ends past the largest cycle");
+            Region& g = b.regions[i];
+            g.warp = uint16_t(warp[i]);
+            g.name = uint16_t(name[i]);
+            g.begin = uint64_t(begin[i]);
+            g.end = g.begin + uint64_t(duration[i]);
+            g.loc = uint32_t(loc[i]);
+            g.depth = uint8_t(depth[i]);
+            g.open = open[i] != 0;
         }
     }
 

@@ -3,6 +3,7 @@
 // keeps every line within kWidth columns whatever the trace holds.
 #include "trace/report.h"
 #include "sim/banks.h"
+#include "trace/gpu_metrics.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -820,6 +821,52 @@ void write_gpu_regions(LineWriter& w, const Trace& t, const Launch& l, const Rep
     more_rows(w, std::min(rows.size(), opt.top), rows.size(), "region", "regions");
 }
 
+// A simulator launch's tk::region markers (each block's `regions` table): per
+// name, how often and how long on the warps' simulated clocks. Nested regions
+// count in their parent's share too; regions never left (the run stopped
+// inside them) are counted apart, not timed.
+void write_sim_regions(LineWriter& w, const Trace& t, const Launch& l, const ReportOptions& opt) {
+    struct Agg { uint64_t count = 0, total = 0, longest = 0; uint32_t loc = 0; };
+    std::map<uint16_t, Agg> by_name;
+    uint64_t regions = 0, open = 0, blocks = 0, warps_time = 0;
+    for (const Block& b : l.blocks) {
+        warps_time += b.cycles * l.warps_per_block();
+        if (!b.regions.empty()) ++blocks;
+        for (const Region& g : b.regions) {
+            ++regions;
+            if (g.open) { ++open; continue; }
+            Agg& a = by_name[g.name];
+            a.count++;
+            a.total += minus(g.end, g.begin);
+            a.longest = std::max(a.longest, minus(g.end, g.begin));
+            if (!a.loc) a.loc = g.loc;
+        }
+    }
+    if (regions == 0) return;  // no markers: the report reads as it did before them
+    heading(w, "Regions (tk::region markers, per warp, simulated cycles)");
+    const double mhz = arch_number(t, "clock_mhz").value_or(0);
+    w.line("  " + count_of(regions, "region") + " in " + count_of(blocks, "block") + " (one per marker per warp)" +
+           (mhz > 0 ? "; cycles at " + fixed(mhz, 0) + " MHz" : ""));
+    std::vector<std::pair<uint16_t, Agg>> rows(by_name.begin(), by_name.end());
+    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
+    size_t shown = 0;
+    for (const auto& [name, a] : rows) {
+        if (shown == opt.top) break;
+        ++shown;
+        const double mean = double(a.total) / double(a.count);
+        std::string line = "  " + pad(fit(table_name(t.op_names, name), 16), 16) + " " + pad(count_of(a.count, "time"), 12) +
+                           " mean " + fixed(mean, 0) + " cycles";
+        if (mhz > 0) line += " (" + fixed(mean / mhz, 2) + " us)";
+        line += ", max " + num(a.longest) + ", " + percent(double(a.total), double(warps_time)) + " of block time";
+        w.line(line);
+        if (a.loc) source_line(w, t, a.loc, "     ");
+    }
+    more_rows(w, shown, rows.size(), "region name", "region names");
+    if (open)
+        w.line("  " + w.bad(count_of(open, "region") + " never closed") +
+               ": the run stopped inside them (see Failures); not in the times above");
+}
+
 void write_launch(LineWriter& w, const Trace& t, size_t index, const Launch& l, const ReportOptions& opt) {
     write_header(w, t, index, l);
     if (const json* gpu = arch_field(t, "gpu"); gpu && gpu->is_boolean() && gpu->get<bool>()) {
@@ -837,6 +884,7 @@ void write_launch(LineWriter& w, const Trace& t, size_t index, const Launch& l, 
     write_barriers(w, t, s, opt);
     write_registers(w, t, l, s, opt);
     write_stalls(w, t, s, opt);
+    write_sim_regions(w, t, l, opt);
 }
 
 std::string sci(double v) {
@@ -977,6 +1025,83 @@ void write_gpu_kernels(LineWriter& w, const Trace& t, const ReportOptions& opt) 
     more_rows(w, shown, groups.size(), "kernel", "kernels");
 }
 
+// Hardware counters of a GPU run (CUPTI's Range Profiler): per launch, the
+// shared-memory figures the simulator reports too, in the same words.
+void write_gpu_counters(LineWriter& w, const Trace& t, const ReportOptions& opt) {
+    if (t.gpu_counters.empty()) return;
+    namespace m = gpu_metrics;
+    heading(w, "Hardware counters (CUPTI Range Profiler)");
+    const auto value = [](const GpuCounters& c, const char* name) -> std::optional<uint64_t> {
+        const auto it = c.metrics.find(name);
+        if (it == c.metrics.end() || it->second < 0) return std::nullopt;
+        return uint64_t(it->second + 0.5);
+    };
+    const auto text = [](std::optional<uint64_t> v) { return v ? num(*v) : std::string("-"); };
+    size_t shown = 0;
+    for (; shown < t.gpu_counters.size() && shown < opt.top; ++shown) {
+        const GpuCounters& c = t.gpu_counters[shown];
+        w.line("  launch " + num(c.launch) + ": " + fit(c.kernel.empty() ? "?" : c.kernel, kWidth - 12 - num(c.launch).size()));
+        w.line("     " + text(value(c, m::kInstructions)) + " warp instructions, of which shared memory:");
+        w.line("     LDS " + text(value(c, m::kLdsInstructions)) + ", LDSM " + text(value(c, m::kLdsmInstructions)) + ", STS " +
+               text(value(c, m::kStsInstructions)) + ", STSM " + text(value(c, m::kStsmInstructions)) + ", LDGSTS (cp.async) " +
+               text(value(c, m::kLdgstsInstructions)));
+        const auto direction = [&](const std::string& what, const char* wf, const char* bc) {
+            const auto wavefronts = value(c, wf), conflicts = value(c, bc);
+            std::string line = "     " + pad(what, 20) + " " + text(wavefronts) + " wavefronts, " + text(conflicts) + " bank conflicts";
+            if (wavefronts && conflicts && *wavefronts > 0) {
+                const bool clean = *conflicts == 0;
+                line += " (" + (clean ? w.good("none") : w.bad(percent(double(*conflicts), double(*wavefronts)) + " of wavefronts")) + ")";
+            }
+            w.line(line);
+        };
+        direction("loads (LDS+LDSM)", m::kLoadWavefronts, m::kLoadConflicts);
+        direction("stores (STS+STSM)", m::kStoreWavefronts, m::kStoreConflicts);
+    }
+    more_rows(w, shown, t.gpu_counters.size(), "launch", "launches");
+}
+
+// PC sampling of a GPU run: where warps were found waiting, by reason and line.
+void write_gpu_stalls(LineWriter& w, const Trace& t, const ReportOptions& opt) {
+    if (t.gpu_stalls.empty()) return;
+    heading(w, "Stall sampling (CUPTI PC sampling)");
+    for (const GpuStalls& k : t.gpu_stalls) {
+        w.line("  " + fit(k.kernel.empty() ? "?" : k.kernel, kWidth - 2));
+        std::string head = "     " + count_of(k.samples, "sample") + ", one per warp scheduler every " + num(k.period_cycles) + " cycles";
+        if (k.dropped) head += "; " + w.bad(num(k.dropped) + " dropped");
+        w.line(head);
+        if (k.samples == 0) continue;
+        std::map<std::string, uint64_t> by_reason;
+        for (const GpuStallSite& x : k.sites) by_reason[x.reason] += x.samples;
+        std::vector<std::pair<std::string, uint64_t>> reasons(by_reason.begin(), by_reason.end());
+        std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        std::vector<std::string> parts;
+        for (const auto& [reason, n] : reasons) parts.push_back(reason + " " + percent(double(n), double(k.samples)));
+        write_wrapped_list(w, parts, "     ");
+        // The lines warps were sampled on most, each with its main reasons.
+        std::map<std::pair<std::string, uint32_t>, std::map<std::string, uint64_t>> by_line;
+        for (const GpuStallSite& x : k.sites) by_line[{x.file, x.line}][x.reason] += x.samples;
+        std::vector<std::pair<std::pair<std::string, uint32_t>, uint64_t>> lines;
+        for (const auto& [where, rs] : by_line) {
+            uint64_t n = 0;
+            for (const auto& [r, c] : rs) n += c;
+            lines.push_back({where, n});
+        }
+        std::stable_sort(lines.begin(), lines.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+        size_t shown = 0;
+        for (; shown < lines.size() && shown < opt.top; ++shown) {
+            const auto& [where, n] = lines[shown];
+            const std::string place = where.first.empty() ? "(no line: build with -lineinfo)"
+                                                          : fit_tail(where.first, 60) + ":" + num(where.second);
+            std::vector<std::pair<std::string, uint64_t>> rs(by_line[where].begin(), by_line[where].end());
+            std::stable_sort(rs.begin(), rs.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+            std::string top = rs.front().first;
+            if (rs.size() > 1) top += ", " + rs[1].first;
+            w.line("     " + pad(percent(double(n), double(k.samples)), 7) + " " + place + "  (" + top + ")");
+        }
+        more_rows(w, shown, lines.size(), "line", "lines");
+    }
+}
+
 void write_title(LineWriter& w, const Trace& t) {
     std::string title = "tklab trace report";
     if (!t.producer.empty()) title += " (" + fit(t.producer, 40) + ")";
@@ -990,8 +1115,10 @@ void write_report(std::ostream& out, const Trace& t, const ReportOptions& opt) {
     LineWriter w(out, opt.color);
     write_title(w, t);
     for (size_t i = 0; i < t.launches.size(); ++i) write_launch(w, t, i, t.launches[i], opt);
-    if (t.launches.empty() && t.gpu_kernels.empty()) w.line("no launches");
+    if (t.launches.empty() && t.gpu_kernels.empty() && t.gpu_counters.empty() && t.gpu_stalls.empty()) w.line("no launches");
     write_gpu_kernels(w, t, opt);
+    write_gpu_counters(w, t, opt);
+    write_gpu_stalls(w, t, opt);
     write_checks(w, t);
     write_failures(w, t);
 }

@@ -5,6 +5,7 @@
 #pragma once
 #include <array>
 #include <cstdint>
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -105,6 +106,18 @@ struct Snapshot {
     bool operator==(const Snapshot&) const = default;
 };
 
+// Simulator runs: one tk::region of one warp, on the warp's cycle clock. Not an
+// instruction: stepping and the instruction statistics never see it.
+struct Region {
+    uint64_t begin = 0, end = 0;  // end >= begin
+    uint32_t loc = 0;             // Trace::locations: the marker's line
+    uint16_t name = 0;            // Trace::op_names
+    uint16_t warp = 0;
+    uint8_t depth = 0;            // this warp's regions open around it (0 = outermost)
+    bool open = false;            // never left (a fault in between): `end` is where the warp stopped
+    bool operator==(const Region&) const = default;
+};
+
 struct Block {
     uint32_t index = 0;         // linear block index (x fastest)
     Dim3 coord;
@@ -118,6 +131,7 @@ struct Block {
     std::vector<BarrierWait> barriers;
     std::vector<RegChange> regs;
     std::vector<Snapshot> snapshots;
+    std::vector<Region> regions;  // every block, timeline or not; in the order they began
     bool operator==(const Block&) const = default;
 };
 
@@ -235,6 +249,34 @@ struct GpuKernel {
     bool operator==(const GpuKernel&) const = default;
 };
 
+// GPU runs only: one kernel launch's hardware counters, from CUPTI's Range
+// Profiler (one range per launch), as CUPTI evaluated them.
+struct GpuCounters {
+    std::string kernel;                     // demangled where possible
+    uint32_t launch = 0;                    // its order among the profiled launches, from 0
+    std::map<std::string, double> metrics;  // CUPTI metric name ("...op_ld.sum") -> value
+    bool operator==(const GpuCounters&) const = default;
+};
+
+// One (source line, stall reason) of a kernel's PC samples.
+struct GpuStallSite {
+    std::string file;        // from the kernel's line table (-lineinfo); "" when the PC has none
+    uint32_t line = 0;
+    std::string reason;      // CUPTI's reason without its prefix: "long_scoreboard", "barrier", "selected", ...
+    uint64_t samples = 0;
+    bool operator==(const GpuStallSite&) const = default;
+};
+
+// GPU runs only: CUPTI PC sampling of one kernel, summed per line and reason.
+struct GpuStalls {
+    std::string kernel;
+    uint64_t period_cycles = 0;  // SM cycles between two samples of a warp scheduler
+    uint64_t samples = 0;        // every sample taken, those without a line included
+    uint64_t dropped = 0;        // samples CUPTI lost (its buffer was full)
+    std::vector<GpuStallSite> sites;
+    bool operator==(const GpuStalls&) const = default;
+};
+
 struct Recording {
     std::string timeline_blocks = "first-wave";  // "first-wave", "all", "none" or a list like "0-3,7"
     bool all_lane_addresses = false;             // else only for instructions with conflicts
@@ -254,11 +296,13 @@ struct Trace {
     std::vector<std::string> stalls;      // stall reasons, indexed by Event::stall; 0 = "none"
     std::vector<SourceFile> files;        // file 0 is the unknown file ""
     std::vector<Location> locations;      // location 0 is unknown
-    std::vector<std::string> op_names;    // tile-op names; 0 = none
+    std::vector<std::string> op_names;    // tile-op and region names; 0 = none
     std::vector<Launch> launches;
     std::vector<Check> checks;
     std::optional<Failure> failure;       // a failure outside any launch (or the run's)
     std::vector<GpuKernel> gpu_kernels;   // GPU runs only: CUPTI's kernel records, in start order
+    std::vector<GpuCounters> gpu_counters; // GPU runs only: hardware counters, per launch in order
+    std::vector<GpuStalls> gpu_stalls;    // GPU runs only: PC stall sampling, per kernel
     bool complete = false;                // the writer closed the file
 
     // "file:line" of a location, "?" when unknown.

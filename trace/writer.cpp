@@ -132,6 +132,16 @@ json snapshot_json(const Snapshot& s) {
             {"rows", s.rows}, {"cols", s.cols}, {"values", column(s.values, float_json)}};
 }
 
+json regions_json(const std::vector<Region>& rs) {
+    return {{"warp", column(rs, [](const Region& r) { return r.warp; })},
+            {"name", column(rs, [](const Region& r) { return r.name; })},
+            {"begin", column(rs, [](const Region& r) { return r.begin; })},
+            {"duration", column(rs, [](const Region& r) { return r.end - r.begin; })},
+            {"loc", column(rs, [](const Region& r) { return r.loc; })},
+            {"depth", column(rs, [](const Region& r) { return r.depth; })},
+            {"open", column(rs, [](const Region& r) { return r.open ? 1 : 0; })}};
+}
+
 json totals_json(const SmemTotals& t) {
     return {{"instructions", t.instructions}, {"wavefronts", t.wavefronts}, {"ideal", t.ideal}, {"max_way", t.max_way}};
 }
@@ -178,6 +188,7 @@ json block_record(uint32_t launch, const Block& b) {
     json r = {{"type", "block"}, {"launch", launch}, {"index", b.index}, {"coord", dim3_json(b.coord)},
               {"cycles", b.cycles}, {"instructions", b.instructions}, {"warp_peak_regs", b.warp_peak_regs},
               {"timeline", b.timeline}};
+    if (!b.regions.empty()) r["regions"] = regions_json(b.regions);  // absent when none: files stay as they were
     if (!b.timeline) return r;
     r["events"] = events_json(b.events);
     json lanes = json::array();
@@ -246,6 +257,20 @@ json gpu_kernel_record(const GpuKernel& k) {
             {"end_ns", k.end_ns}, {"registers", k.registers}, {"static_smem", k.static_smem},
             {"dynamic_smem", k.dynamic_smem}, {"grid", dim3_json(k.grid)}, {"block", dim3_json(k.block)},
             {"device", k.device}, {"stream", k.stream}, {"correlation", k.correlation}};
+}
+
+json gpu_counters_record(const GpuCounters& c) {
+    json m = json::object();
+    for (const auto& [name, value] : c.metrics) m[name] = value;
+    return {{"type", "gpu_counters"}, {"kernel", c.kernel}, {"launch", c.launch}, {"metrics", m}};
+}
+
+json gpu_stalls_record(const GpuStalls& s) {
+    json sites = json::array();
+    for (const GpuStallSite& x : s.sites)
+        sites.push_back({{"file", x.file}, {"line", x.line}, {"reason", x.reason}, {"samples", x.samples}});
+    return {{"type", "gpu_stalls"}, {"kernel", s.kernel}, {"period_cycles", s.period_cycles}, {"samples", s.samples},
+            {"dropped", s.dropped}, {"sites", sites}};
 }
 
 // ---------------------------------------------------------------- writer
@@ -326,6 +351,8 @@ void write_trace(const std::string& path, const Trace& t) {
         if (l.failure) w.record(failure_record(li, *l.failure));
     }
     for (const GpuKernel& k : t.gpu_kernels) w.record(gpu_kernel_record(k));
+    for (const GpuCounters& c : t.gpu_counters) w.record(gpu_counters_record(c));
+    for (const GpuStalls& s : t.gpu_stalls) w.record(gpu_stalls_record(s));
     for (const Check& c : t.checks) w.record(check_record(c));
     if (t.failure) w.record(failure_record(-1, *t.failure));
     w.close();
