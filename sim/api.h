@@ -77,6 +77,16 @@ struct SnapshotPart {
 bool snapshots_wanted();  // cheap: false unless asked for, in a kernel, in a timeline block
 void snapshot(const SnapshotPart& part);
 
+// Intra-kernel regions (tk::region). Every lane of the warp calls
+// region_begin() when it constructs the marker and region_end() with what
+// begin returned when it destroys it; the warp gets one RegionRecord, begun by
+// its first lane to arrive (at the warp's clock then) and ended by its last
+// lane to leave. Neither costs simulated cycles. `unwinding`: the lane leaves
+// because an exception or a fault unwinds it, so the region stays open.
+// Returns -1 outside a simulated kernel (region_end then does nothing).
+int64_t region_begin(const char* name, const char* file, int line);
+void region_end(int64_t record, bool unwinding);
+
 // True while the calling host code runs inside a simulated kernel.
 bool in_kernel();
 

@@ -22,6 +22,7 @@
 #include <optional>
 #include <sstream>
 #include <thread>
+#include <tuple>
 #include <unordered_map>
 
 namespace tklab::sim {
@@ -190,6 +191,10 @@ struct Thread {
     std::vector<Alloc> live;       // register tiles and vectors alive now, oldest first
     std::vector<Alloc> peak_live;  // and at the peak
     uint32_t snapshots = 0;        // tk::snapshot calls so far (matches lanes' calls up)
+    int region_depth = 0;          // tk::regions this thread is inside
+    // How often this thread has begun each region marker (by its name and
+    // line): a lane's n-th pass through a marker is its warp's n-th.
+    std::map<std::pair<const char*, int>, uint32_t> region_passes;
     std::exception_ptr error;
 };
 
@@ -265,6 +270,9 @@ struct BlockResult {
     // Declarations named by RegRecord::live: their own table, so that
     // recording them never changes the ids the run's other locations get.
     Interner decls;
+    // Regions' names and lines, also their own tables, interned after the
+    // others, so markers leave the ids of instructions and op names as they were.
+    Interner region_names, region_locs;
     std::exception_ptr error;
     std::atomic<bool> finished{false};  // ran to its end or failed; ready to hand on in order
 };
@@ -286,7 +294,18 @@ struct Block {
     // lane's n-th call belongs to its warp's n-th snapshot.
     struct PendingSnapshot { uint32_t nth; size_t index; };  // call number, BlockTrace::snapshots index
     std::vector<std::vector<PendingSnapshot>> pending_snapshots;  // by warp
+    // Regions some live lanes of the warp have not entered yet: (name, line,
+    // pass) -> BlockTrace::regions index.
+    using RegionKey = std::tuple<const char*, int, uint32_t>;
+    std::vector<std::map<RegionKey, size_t>> pending_regions;  // by warp
 };
+
+// Regions still open when the block stops (a fault, or a lane that never left)
+// end where their warp's clock stands, and stay marked open.
+void end_open_regions(Block& b) {
+    for (RegionRecord& r : b.out->trace.regions)
+        if (!r.closed) r.end = std::max(r.end, b.warps[r.warp].clock);
+}
 
 // ---------------------------------------------------------------- errors
 
@@ -1070,6 +1089,7 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     b.warps.resize(nwarps);
     for (unsigned w = 0; w < nwarps; ++w) { b.warps[w].id = int(w); b.warps[w].block = &b; }
     b.pending_snapshots.resize(nwarps);
+    b.pending_regions.resize(nwarps);
     for (unsigned i = 0; i < nthreads; ++i) {
         Thread& t = b.threads[i];
         t.ids.thread = dim3(i % block_dim.x, (i / block_dim.x) % block_dim.y, i / (block_dim.x * block_dim.y));
@@ -1087,9 +1107,11 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     try {
         runner.run();
     } catch (...) {
+        end_open_regions(b);  // before unwinding: the unwound lanes leave them open
         runner.unwind();
         throw;
     }
+    end_open_regions(b);
     out.trace.warp_peak_regs.resize(nwarps);
     for (const Thread& t : b.threads) {
         uint16_t& peak = out.trace.warp_peak_regs[t.warp->id];
@@ -1198,6 +1220,47 @@ void snapshot(const SnapshotPart& part) {
     if ((r.lanes_seen & w.live) == w.live) pending.erase(it);  // every live lane has given its part
 }
 
+int64_t region_begin(const char* name, const char* file, int line) {
+    Thread* t = g_cur;
+    if (!t) return -1;
+    Block& b = *t->warp->block;
+    Warp& w = *t->warp;
+    BlockTrace& bt = b.out->trace;
+    const uint32_t pass = t->region_passes[{name, line}]++;
+    auto& pending = b.pending_regions[size_t(w.id)];
+    const Block::RegionKey key{name, line, pass};
+    auto it = pending.find(key);
+    if (it == pending.end()) {  // the warp's first lane here: the region begins now
+        RegionRecord r;
+        r.begin = r.end = w.clock;
+        r.warp = uint16_t(w.id);
+        r.name = uint16_t(b.out->region_names(name, 0));
+        r.loc = b.out->region_locs(file, line);
+        r.depth = uint8_t(std::min(t->region_depth, 255));
+        bt.regions.push_back(r);
+        it = pending.emplace(key, bt.regions.size() - 1).first;
+    }
+    const size_t index = it->second;
+    RegionRecord& r = bt.regions[index];
+    r.entered |= 1u << t->lane;
+    if ((r.entered & w.live) == w.live) pending.erase(it);  // every live lane is in
+    ++t->region_depth;
+    return int64_t(index);
+}
+
+void region_end(int64_t record, bool unwinding) {
+    Thread* t = g_cur;
+    if (!t || record < 0) return;
+    --t->region_depth;
+    if (unwinding) return;  // a fault or an exception: the region stays open
+    BlockTrace& bt = t->warp->block->out->trace;
+    if (size_t(record) >= bt.regions.size()) return;
+    RegionRecord& r = bt.regions[size_t(record)];
+    r.end = std::max(r.end, t->warp->clock);  // the warp's last lane to leave ends it
+    r.left |= 1u << t->lane;
+    r.closed = r.left == r.entered;
+}
+
 op_scope::op_scope(const char* name, const char* file, int line) {
     Thread* t = g_cur;
     if (!t) return;
@@ -1234,11 +1297,18 @@ public:
     void add(BlockResult& br) {
         const std::vector<uint32_t> loc_map = run_ids(br.locs);
         const std::vector<uint32_t> decl_map = run_ids(br.decls);  // after: new ones go last
+        const std::vector<uint32_t> region_loc_map = run_ids(br.region_locs);  // and regions' after those
         std::vector<uint32_t> name_map(br.names.list.size());
         for (size_t i = 1; i < br.names.list.size(); ++i) {
             auto [it, fresh] = name_ids_.try_emplace(br.names.list[i].first, uint16_t(r_.op_names.size()));
             if (fresh) r_.op_names.push_back(br.names.list[i].first);
             name_map[i] = it->second;
+        }
+        std::vector<uint32_t> region_name_map(br.region_names.list.size());
+        for (size_t i = 1; i < br.region_names.list.size(); ++i) {
+            auto [it, fresh] = name_ids_.try_emplace(br.region_names.list[i].first, uint16_t(r_.op_names.size()));
+            if (fresh) r_.op_names.push_back(br.region_names.list[i].first);
+            region_name_map[i] = it->second;
         }
         Stats& st = r_.stats;
         BlockTrace& bt = br.trace;
@@ -1254,6 +1324,10 @@ public:
             st.barrier_wait_cycles += b.release - b.arrive;
         }
         for (SnapshotRecord& s : bt.snapshots) s.loc = loc_map[s.loc];
+        for (RegionRecord& g : bt.regions) {
+            g.loc = region_loc_map[g.loc];
+            g.name = uint16_t(region_name_map[g.name]);
+        }
         for (LiveRegs& l : bt.peak_live) l.loc = loc_map[l.loc];
         for (RegRecord& g : bt.regs)
             for (LiveRegs& l : g.live) l.loc = decl_map[l.loc];

@@ -77,6 +77,20 @@ struct SnapshotRecord {
     uint32_t lanes_seen = 0;    // lanes that contributed (register tiles)
 };
 
+// One tk::region of one warp: begin and end on the warp's clock. Nested
+// regions are separate records (`depth` says how deep); a region the kernel
+// never left (a fault or an exception in between) has `closed` false and ends
+// where the warp's clock stood when the block stopped.
+struct RegionRecord {
+    uint64_t begin = 0, end = 0;
+    uint32_t loc = 0;           // its source line (RunResult::locations)
+    uint16_t name = 0;          // RunResult::op_names
+    uint16_t warp = 0;
+    uint8_t depth = 0;          // regions of this warp open around it
+    bool closed = false;
+    uint32_t entered = 0, left = 0;  // lanes that constructed it, and destroyed it
+};
+
 struct BlockTrace {
     Dim3 block;
     uint64_t index = 0;         // linear block index
@@ -89,6 +103,7 @@ struct BlockTrace {
     std::vector<RegRecord> regs;
     std::vector<uint16_t> warp_peak_regs;
     std::vector<SnapshotRecord> snapshots;
+    std::vector<RegionRecord> regions;  // in the order they began
     int peak_regs = 0;                  // the block's highest live registers per thread
     uint32_t peak_regs_loc = 0;
     std::vector<LiveRegs> peak_live;    // what was live at that peak
@@ -126,7 +141,7 @@ struct RunResult {
     size_t smem_bytes = 0;
     std::string arch;
     std::vector<Location> locations;     // id 0 = unknown
-    std::vector<std::string> op_names;   // id 0 = none
+    std::vector<std::string> op_names;   // tile-op names, then region names; id 0 = none
     std::vector<BlockTrace> blocks;      // in block order (empty when Options::keep_blocks is off)
     Stats stats;
     uint64_t first_wave_blocks = 0;      // blocks resident at once, by threads and shared memory

@@ -225,6 +225,11 @@ void TraceRecorder::block_done(const BlockTrace& bt, const RunResult& r) {
     b.warp_peak_regs = bt.warp_peak_regs;
     b.timeline = bt.timeline;
     agg.warp_cycles += bt.cycles * nwarps;
+    // Regions in every block (they are few): the report's Regions section
+    // covers the whole launch, and they stay in trace() without keep_events.
+    b.regions.reserve(bt.regions.size());
+    for (const RegionRecord& g : bt.regions)
+        b.regions.push_back({g.begin, g.end, loc_map_[g.loc], name_map_[g.name], g.warp, g.depth, !g.closed});
 
     for (const Event& e : bt.events) {
         trace::LineStalls& ls = agg.lines[loc_map_[e.loc]];

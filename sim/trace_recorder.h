@@ -42,8 +42,9 @@ public:
     void add_failure(const std::string& kind, const std::string& message, const std::string& file = {}, int line = 0);
     void close();  // ends the file; later launches are not recorded
 
-    // The trace as recorded so far: summaries of every launch, block headers,
-    // and (keep_events) the timeline blocks' events.
+    // The trace as recorded so far: summaries of every launch, block headers
+    // with their regions (always: they are few), and (keep_events) the
+    // timeline blocks' events.
     const trace::Trace& trace() const { return trace_; }
     uint64_t bytes_written() const { return writer_ ? writer_->bytes() : 0; }
 

@@ -41,7 +41,7 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(tk::gl<tk::bf16> A, tk::g
 
     rt_fl<32, 32> acc;
     zero(acc);
-    {   tk::region prologue("prologue");  // GPU timeline markers (--profile regions); free otherwise
+    {   tk::region prologue("prologue");  // timeline markers: the GPU's (--profile regions) and the trace's
     // Prologue: stage 0 in flight.
     group<WARPS>::load_async(*a_s[0], A, {0, 0, block_row, 0});
     group<WARPS>::load_async(*b_s[0], B, {0, 0, 0, block_col}); }

@@ -380,6 +380,51 @@ struct RowContext {
     bool mark;        // outline the selected line's events
 };
 
+// ---- a simulator trace's tk::region markers (Block::regions) ----
+
+// Each region is a thin band along the bottom of its warp's row, coloured by
+// its name (as a GPU trace's region events are); nested ones stack upwards.
+// Regions are few (one per marker per warp), so a row scans its block's list.
+constexpr float kRegionBandH = 3;
+constexpr int kRegionLevels = 3;  // deeper nesting shares the top band
+
+float region_band_top(float y1, int depth) { return y1 - 1 - kRegionBandH * float(std::min(depth, kRegionLevels - 1) + 1); }
+
+void draw_regions(ImDrawList* dl, const RowContext& r) {
+    const trace::Block& b = r.bi.index.block();
+    const double t0 = r.ax.cycle(r.ax.x0), t1 = r.ax.cycle(r.ax.x1);
+    for (const trace::Region& g : b.regions) {
+        if (g.warp != r.warp || double(g.end) < t0 || double(g.begin) > t1) continue;
+        const float a = std::floor(r.ax.near_x(double(g.begin))), e = std::max(a + 1, std::ceil(r.ax.near_x(double(g.end))));
+        const float y = region_band_top(r.y1, g.depth);
+        dl->AddRectFilled(ImVec2(a, y), ImVec2(e, y + kRegionBandH - 0.5f), r.col.of(named_kind(g.name)));
+        if (g.open) dl->AddRectFilled(ImVec2(e - 2, y - 1), ImVec2(e, y + kRegionBandH), palette::error);  // never left
+    }
+}
+
+// The innermost region of a warp under the mouse, when it is over the bands.
+const trace::Region* region_at(const trace::Block& b, int warp, uint64_t cycle, uint64_t slack, float mouse_y, float y1) {
+    const trace::Region* best = nullptr;
+    for (const trace::Region& g : b.regions) {
+        if (g.warp != warp || cycle + slack < g.begin || cycle > g.end + slack) continue;
+        if (mouse_y < region_band_top(y1, g.depth) - 1) continue;  // above its band: the instructions are hovered
+        if (!best || g.depth > best->depth) best = &g;
+    }
+    return best;
+}
+
+void region_tooltip(const trace::Trace& t, const trace::Region& g) {
+    ImGui::BeginTooltip();
+    const std::string name = g.name < t.op_names.size() ? t.op_names[g.name] : "?";
+    ImGui::TextColored(ImColor(palette::region_color(g.name & 0xff)), "region %s", name.c_str());
+    ImGui::SameLine();
+    ImGui::Text("  warp %d%s", int(g.warp), g.depth ? (", nested " + std::to_string(g.depth) + " deep").c_str() : "");
+    ImGui::TextColored(ImColor(palette::text_dim), "%s", t.where(g.loc).c_str());
+    ImGui::Text("cycles %s to %s (%s)", with_commas(g.begin).c_str(), with_commas(g.end).c_str(), cycles(g.end - g.begin).c_str());
+    if (g.open) ImGui::TextColored(ImColor(palette::error), "never left: the run stopped inside it");
+    ImGui::EndTooltip();
+}
+
 void draw_warp(ImDrawList* dl, const RowContext& r) {
     const TimelineIndex& ix = r.bi.index;
     if (r.warp >= ix.warps()) return;
@@ -416,6 +461,7 @@ void draw_warp(ImDrawList* dl, const RowContext& r) {
     for (const auto& [a, b, way, triangle] : conflicts) marks.add(a, b, way, triangle);
     marks.flush();
     for (const auto& [a, b] : outlines) dl->AddRect(ImVec2(a - 1, r.y0 + 1), ImVec2(b + 1, r.y1 - 1), kLineMark, 0, 0, 1.5f);
+    if (!ix.block().regions.empty()) draw_regions(dl, r);
 }
 
 // ---- tooltips ----
@@ -508,6 +554,21 @@ void draw_legend(const trace::Trace& t) {
         ImGui::SameLine(0, 10);
         for (size_t i = 1; i < t.op_names.size(); ++i) legend_item(palette::region_color(i), 0, t.op_names[i]);
         ImGui::NewLine();
+    } else {
+        // A simulator trace's markers: the names of each launch's first block that has any (blocks run alike).
+        std::vector<uint16_t> names;
+        for (const trace::Launch& l : t.launches) {
+            auto b = std::find_if(l.blocks.begin(), l.blocks.end(), [](const trace::Block& x) { return !x.regions.empty(); });
+            if (b == l.blocks.end()) continue;
+            for (const trace::Region& g : b->regions)
+                if (std::find(names.begin(), names.end(), g.name) == names.end()) names.push_back(g.name);
+        }
+        if (!names.empty()) {
+            ImGui::TextColored(ImColor(palette::text_dim), "regions (bands under the rows)");
+            ImGui::SameLine(0, 10);
+            for (uint16_t n : names) legend_item(palette::region_color(n & 0xff), 1, n < t.op_names.size() ? t.op_names[n] : "?");
+            ImGui::NewLine();
+        }
     }
     ImGui::TextColored(ImColor(palette::text_dim), "waits");
     ImGui::SameLine(0, 10);
@@ -821,8 +882,10 @@ void draw_timeline(ViewState& v) {
         if (hover_row == &r) {
             if (on_label) ImGui::SetTooltip("click: select warp %d of %s\ndouble click: all warps", r.warp, block_name(t, r.launch, blk).c_str());
             else {
-                const long i = bi.index.event_at(r.warp, uint64_t(std::max(0.0, ax.cycle(m.x))), uint64_t(3 * ax.cpp));
-                if (i >= 0) event_tooltip(t, bi.index, r.warp, size_t(i), cursor_block ? long(v.replay->pos()) : -1);
+                const uint64_t at = uint64_t(std::max(0.0, ax.cycle(m.x))), slack = uint64_t(3 * ax.cpp);
+                const long i = bi.index.event_at(r.warp, at, slack);
+                if (const trace::Region* g = region_at(blk, r.warp, at, slack, m.y, y1)) region_tooltip(t, *g);
+                else if (i >= 0) event_tooltip(t, bi.index, r.warp, size_t(i), cursor_block ? long(v.replay->pos()) : -1);
             }
         }
     }

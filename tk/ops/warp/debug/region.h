@@ -18,14 +18,19 @@
 // a name (`tk::region r(...)`): a nameless temporary ends at once. Nested regions are fine; keep them out of the
 // innermost loops, where a marker's clock reads and store are not free.
 //
-// Simulator: compiles and costs nothing for now; recording simulator regions
-// into the trace (an event per region beside the instructions) is the next step.
+// Simulator: each warp records the region once (sim/api.h region_begin/end):
+// it begins at the warp's clock when its first lane constructs the marker and
+// ends when its last lane destroys it, with the name, the id and the source
+// line; it costs no simulated cycles. The trace keeps them in each block's
+// `regions` table (trace/SCHEMA.md), beside the instructions, not among them.
 #pragma once
 #include "tk/common/base.h"
 #include "profiler/decode/region_buffer.h"
 #if defined(TK_GPU)
 #include <stdexcept>
 #include <string>
+#else
+#include <exception>
 #endif
 
 #if defined(TK_GPU)
@@ -39,8 +44,14 @@ namespace tk {
 // A region's name, hashed when the kernel compiles.
 struct region_name {
     uint32_t id;
+#if defined(TK_SIM)
+    const char* text;  // the literal itself: the simulator records names, not hashes
+    template <size_t N>
+    TK_REGION_CONSTEVAL region_name(const char (&s)[N]) : id(tklab::regions::fnv1a32(s)), text(s) {}
+#else
     template <size_t N>
     TK_REGION_CONSTEVAL region_name(const char (&s)[N]) : id(tklab::regions::fnv1a32(s)) {}
+#endif
 };
 
 #if defined(TK_GPU)
@@ -145,12 +156,35 @@ private:
     uint32_t slot_ = kNone;  // this warp's record, held by its recording lane: all an open region keeps
 };
 
-#else  // TK_SIM, or TK_NO_REGIONS on the GPU
+#elif defined(TK_SIM)
 
-// Simulator: compiles and costs nothing for now. Recording simulator regions
-// into the trace (one event per region, like a tile op's scope) is the next
-// step. On the GPU, -DTK_NO_REGIONS compiles the markers out (to measure what
-// merely having them costs: they add registers to a kernel even when off).
+// Simulator: every lane's fiber runs the constructor and the destructor; the
+// simulator keeps one record per warp (sim/api.h). The name must be a string
+// literal (region_name checks it), so its pointer outlives the run.
+class region {
+public:
+    explicit region(region_name name, TK_LOC)
+        : id_(name.id), record_(tklab::sim::region_begin(name.text, loc.file, loc.line)),
+          exceptions_(std::uncaught_exceptions()) {}
+    ~region() {
+        // Unwinding (a fault stops the block, or the kernel threw): the region
+        // was never left normally, so it stays open in the trace.
+        tklab::sim::region_end(record_, std::uncaught_exceptions() > exceptions_);
+    }
+    uint32_t id() const { return id_; }  // the GPU's id for this name (FNV-1a), for tools that match the two
+    region(const region&) = delete;
+    region& operator=(const region&) = delete;
+
+private:
+    uint32_t id_;
+    int64_t record_;
+    int exceptions_;
+};
+
+#else  // TK_NO_REGIONS on the GPU
+
+// -DTK_NO_REGIONS compiles the markers out (to measure what merely having
+// them costs: they add registers to a kernel even when off).
 class region {
 public:
     TK_DEVICE explicit region(region_name name, TK_LOC) { (void)name; (void)loc; }
