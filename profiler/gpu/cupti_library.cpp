@@ -64,6 +64,7 @@ CuptiLibrary load() {
             std::to_string(kCudaMajor) + ". The kernel still runs and is timed with CUDA events without it.");
     CuptiLibrary l;
     l.path = found;
+    l.handle = lib;
     char real[4096];
     if (dlinfo(lib, RTLD_DI_ORIGIN, real) == 0) l.path = std::string(real) + "/" + found.substr(found.rfind('/') + 1);
     resolve(lib, l.path, l.getVersion, "cuptiGetVersion");
@@ -154,6 +155,15 @@ std::string CuptiLibrary::message(CUptiResult r, const char* call) const {
         if (!t.empty() && (!name || t != name)) m += " (" + t + ")";
     }
     return m + ". " + cupti_fix(r);
+}
+
+void* CuptiLibrary::symbol(const char* name) const {
+    void* f = handle ? dlsym(handle, name) : nullptr;
+    if (!f)
+        throw CuptiError("CUPTI: " + path + " has no " + name + ": this libcupti is older than the CUDA " +
+                         std::to_string(kCudaMajor) + " one tklab was built with. Fix: point TKLAB_CUPTI at the "
+                         "libcupti.so." + std::to_string(kCudaMajor) + " of that toolkit.");
+    return f;
 }
 
 void CuptiLibrary::check(CUptiResult r, const char* call) const {

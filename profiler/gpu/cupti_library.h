@@ -18,6 +18,7 @@ struct CuptiError : std::runtime_error {
 // The CUPTI functions tklab calls, resolved from the loaded library.
 struct CuptiLibrary {
     std::string path;     // the file dlopen found
+    void* handle = nullptr; // dlopen's handle: other parts resolve what they call with symbol()
     uint32_t version = 0; // cuptiGetVersion: CUPTI's API version at run time
     CUptiResult (*getVersion)(uint32_t*) = nullptr;
     CUptiResult (*getResultString)(CUptiResult, const char**) = nullptr;
@@ -39,6 +40,13 @@ struct CuptiLibrary {
     // <CUPTI's name> (<CUPTI's description>). <fix>".
     void check(CUptiResult r, const char* call) const;
     std::string message(CUptiResult r, const char* call) const;
+
+    // A further CUPTI function by name, for the parts that use more of CUPTI
+    // (counters, stall sampling) and keep their own tables. Throws CuptiError
+    // naming the function and the library when it is absent.
+    void* symbol(const char* name) const;
+    template <class F>
+    F function(const char* name) const { return reinterpret_cast<F>(symbol(name)); }
 };
 
 // What to do about a CUPTI error, for kernel timing (the Activity API).
