@@ -23,9 +23,12 @@
 #include "profiler/decode/kernel_record.h"
 #include "profiler/decode/regions.h"
 #include "profiler/gpu/kernel_activity.h"
+#include "profiler/gpu/pc_sampling.h"
+#include "profiler/gpu/range_profiler.h"
 #include "profiler/gpu/regions_session.h"
 #else
 #include "cli/lesson.h"
+#include "profiler/decode/fidelity.h"
 #include "sim/simulator.h"
 #include "sim/trace_recorder.h"
 #include "trace/chrome_export.h"
@@ -186,10 +189,10 @@ std::string dims_text(const tk::host::dims_t& d, const tk::host::program& p) {
     return s;
 }
 
-// What --profile asks for. Counters and stall sampling are named so that
-// asking for them says they are not built yet, instead of "unknown".
+// What --profile asks for.
 struct Profile {
-    bool timing = false, regions = false;
+    bool timing = false, regions = false, counters = false, stalls = false;
+    bool any() const { return timing || regions || counters || stalls; }
 };
 
 Profile parse_profile(const std::string& list) {
@@ -198,9 +201,8 @@ Profile parse_profile(const std::string& list) {
     for (std::string item; std::getline(in, item, ',');) {
         if (item == "timing") p.timing = true;
         else if (item == "regions") p.regions = true;
-        else if (item == "counters" || item == "stalls")
-            std::fprintf(stderr, "%s: --profile %s is not built yet (hardware counters and stall sampling come next); "
-                                 "running without it\n", kTool, item.c_str());
+        else if (item == "counters") p.counters = true;
+        else if (item == "stalls") p.stalls = true;
         else if (!item.empty())
             fail_usage("--profile: '" + item + "' is not one of timing, regions, counters, stalls (comma-separated)");
     }
@@ -245,7 +247,15 @@ int cmd_run(const RunArgs& a) {
         return 1;
     }
     std::printf("%s %s on the GPU, seed %u\n", p.name.c_str(), dims_text(dims, p).c_str(), a.seed);
-    const bool recorded = prof.timing || prof.regions;
+    const bool recorded = prof.any();
+    if (prof.stalls) {
+        // Source lines need each module's cubin, kept from its load on: before any kernel runs.
+        try {
+            tklab::profiler::PcSampling::watch_modules();
+        } catch (const tklab::profiler::CuptiError& e) {
+            std::fprintf(stderr, "%s: warning: stall samples will have no source lines: %s\n", kTool, e.what());
+        }
+    }
     bool ok = true;
     tklab::trace::Trace doc;
     try {
@@ -283,6 +293,40 @@ int cmd_run(const RunArgs& a) {
                 const auto got = activity.stop();
                 if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, got.warning().c_str());
                 tklab::profiler::add_to_trace(doc, got.kernels);
+            }
+            // Counters and stall sampling each take a run of their own: the
+            // Range Profiler replays each kernel, and sampling slows it down.
+            // Stalls first: PC sampling found no samples after a Range
+            // Profiler session in the same process (H100, CUDA 13).
+            if (prof.stalls) {
+                try {
+                    const auto got = tklab::profiler::record_stalls([&] { c->run(v); });
+                    if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, got.warning().c_str());
+                    uint64_t n = 0;
+                    for (const auto& k : got.stalls) n += k.samples;
+                    if (n == 0)
+                        std::fprintf(stderr, "%s: warning: stall sampling took no samples: the kernels ran too briefly for "
+                                             "one sample every %s cycles, or another profiling session in this process "
+                                             "held the hardware; run with --profile stalls alone\n", kTool,
+                                     got.period_cycles ? std::to_string(got.period_cycles).c_str() : "few thousand");
+                    doc.gpu_stalls.insert(doc.gpu_stalls.end(), got.stalls.begin(), got.stalls.end());
+                    std::printf("  stalls      %llu samples over %zu kernel%s\n", (unsigned long long)n, got.stalls.size(),
+                                got.stalls.size() == 1 ? "" : "s");
+                } catch (const tklab::profiler::CuptiError& e) {
+                    std::fprintf(stderr, "%s: stall sampling is off: %s\n", kTool, e.what());
+                }
+            }
+            if (prof.counters) {
+                try {
+                    const auto got = tklab::profiler::record_counters([&] { c->run(v); });
+                    if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, got.warning().c_str());
+                    doc.gpu_counters.insert(doc.gpu_counters.end(), got.counters.begin(), got.counters.end());
+                    std::printf("  counters    %zu launch%s measured (%s, %llu pass%s each)\n", got.counters.size(),
+                                got.counters.size() == 1 ? "" : "es", got.chip.c_str(), (unsigned long long)got.passes,
+                                got.passes == 1 ? "" : "es");
+                } catch (const tklab::profiler::CuptiError& e) {
+                    std::fprintf(stderr, "%s: hardware counters are off: %s\n", kTool, e.what());
+                }
             }
             if (!a.no_check) {
                 const auto r = c->check();
@@ -422,6 +466,22 @@ int cmd_report(const std::string& file, bool salvage, size_t top, const std::str
     return 0;
 }
 
+// The simulator's shared-memory figures beside the GPU's hardware counters.
+int cmd_fidelity(const std::string& sim_file, const std::string& gpu_file, const std::string& color) {
+    const auto sim = load_or_fail(sim_file, false);
+    const auto gpu = load_or_fail(gpu_file, false);
+    if (sim.trace.producer == gpu.trace.producer || gpu.trace.gpu_counters.empty()) {
+        std::fprintf(stderr, "%s: fidelity compares a simulator trace (`tklab run NAME --trace SIM`) with a GPU trace "
+                             "holding hardware counters (`tklab run NAME --gpu --profile counters --trace GPU`); %s %s\n",
+                     kTool, gpu_file.c_str(),
+                     gpu.trace.gpu_counters.empty() ? "has no hardware counters" : "and the first file come from the same producer");
+        return 2;
+    }
+    const auto f = tklab::profiler::compare_fidelity(sim.trace, gpu.trace);
+    tklab::profiler::write_fidelity(std::cout, f, use_color(stdout, color));
+    return 0;
+}
+
 int cmd_export(const std::string& file, const std::string& out, bool salvage, bool instructions) {
     auto l = load_or_fail(file, salvage);
     std::ofstream o(out, std::ios::binary);
@@ -511,8 +571,10 @@ int main(int argc, char** argv) {
     run->add_option("--trace", ra.trace, "Write the trace here: FILE.json (text) or FILE.cbor (binary, for big runs)");
 #if defined(TKLAB_GPU_BACKEND)
     run->add_option("--profile", ra.profile,
-                    "Record the checked run: timing (CUPTI kernel records), regions (tk::region markers' per-warp "
-                    "timeline), comma-separated; counters and stalls come later");
+                    "Profile, comma-separated: timing (CUPTI kernel records) and regions (tk::region markers' per-warp "
+                    "timeline) record the checked run; counters (shared-memory wavefronts, bank conflicts, instructions: "
+                    "CUPTI Range Profiler) and stalls (PC sampling: stall reasons per source line) each run the kernel "
+                    "once more");
     run->add_option("--top", ra.top, "Rows per report section")->capture_default_str();
 #else
     run->add_option("--timeline-blocks", ra.timeline,
@@ -542,6 +604,14 @@ int main(int argc, char** argv) {
     exp->add_option("out", out, "The JSON file to write")->required();
     exp->add_flag("--salvage", salvage, "Read the complete records of a truncated trace");
     exp->add_flag("--no-instructions", no_instructions, "Only tile ops, barrier waits, conflicts and registers (much smaller)");
+
+    std::string gpu_file;
+    auto* fid = app.add_subcommand("fidelity", "The simulator's shared-memory wavefronts and bank conflicts beside a GPU's "
+                                               "hardware counters, per launch and instruction kind");
+    fid->add_option("sim", file, "A simulator trace (`tklab run NAME --trace SIM`)")->required()->check(CLI::ExistingFile);
+    fid->add_option("gpu", gpu_file, "A GPU trace of the same program, size and seed (`tklab run NAME --gpu --profile "
+                                     "counters --trace GPU`)")->required()->check(CLI::ExistingFile);
+    fid->add_option("--color", color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
 
     // The workshop: `tklab lesson list|run N|check N|hint N`.
     tklab::cli::LessonArgs la;
@@ -594,6 +664,7 @@ int main(int argc, char** argv) {
 #if !defined(TKLAB_GPU_BACKEND)
     if (report->parsed()) return cmd_report(file, salvage, top, color);
     if (exp->parsed()) return cmd_export(file, out, salvage, !no_instructions);
+    if (fid->parsed()) return cmd_fidelity(file, gpu_file, color);
     if (view->parsed()) return cmd_view(view->remaining());
     if (lesson->parsed()) {
         la.action = lesson->get_subcommands().front()->get_name();

@@ -23,7 +23,9 @@ cmake -S . -B build-gpu -G Ninja -DCMAKE_BUILD_TYPE=Release -DTKLAB_CUDA=ON -DTK
 cmake --build build-gpu -j "$(nproc)" >>"$log" 2>&1 || { tail -50 "$log"; exit 1; }
 
 echo "==> GPU tests"
-./build-gpu/tests/tklab_gpu_tests 2>&1 | tee -a "$log" | tail -3
+trace_dir=$(dirname "$out")
+# Kept beside the results: the tests print what they measured (counters, samples).
+./build-gpu/tests/tklab_gpu_tests 2>&1 | tee "$trace_dir/gpu_tests.txt" | tee -a "$log" | tail -3
 tests_rc=${PIPESTATUS[0]}
 tests_line=$(grep -E "All tests passed|test cases:" "$log" | tail -1)
 
@@ -49,11 +51,25 @@ for l in $(./build-gpu/tklab_gpu list | awk '/^lessons:/{f=1;next} /^[a-z]/{f=0}
 done
 
 echo "==> the profiler: CUPTI kernel records and intra-kernel regions of the demo GEMM, and what each costs"
-trace_dir=$(dirname "$out")
 ./build-gpu/tklab_gpu run gemm --size 4096 --variant swizzled --no-check --profile timing,regions \
     --trace "$trace_dir/gemm_4096_gpu.cbor" >"$log.prof" 2>&1
 prof_rc=$?
 cat "$log.prof"
+./build-gpu/tklab_gpu run gemm --size 4096 --variant swizzled --no-check --profile counters,stalls \
+    --trace "$trace_dir/gemm_4096_counters_stalls.cbor" >"$log.hw" 2>&1
+hw_rc=$?
+cat "$log.hw"
+echo "==> lesson 9's GPU traces: the solution's regions at the default size and at 4096 x 4096 x 512"
+./build-gpu/tklab_gpu run lesson09 --variant solution --profile timing,regions --trace "$trace_dir/lesson09_h100.cbor" \
+    >"$log.l9" 2>&1 || prof_rc=1
+cat "$log.l9"
+./build-gpu/tklab_gpu run lesson09 --variant solution --size M=4096,N=4096,K=512 --no-check --profile timing,regions \
+    --trace "$trace_dir/lesson09_h100_4096.cbor" >"$log.l9b" 2>&1 || prof_rc=1
+cat "$log.l9b"
+echo "==> hardware counters of every kernel and lesson solution, for the fidelity report (scripts/fidelity.sh)"
+fid_dir=$(mktemp -d)
+scripts/gpu/fidelity_traces.sh "$fid_dir/fidelity" || hw_rc=1
+tar -C "$fid_dir" -czf "$trace_dir/fidelity_traces.tgz" fidelity
 ./build-gpu/bench/cupti_overhead >"$log.cupti" 2>&1; cat "$log.cupti"
 ./build-gpu/bench/region_overhead >"$log.regions" 2>&1; cat "$log.regions"
 
@@ -93,8 +109,14 @@ PY
   printf "%s" "${lesson_lines:-none}"
   echo
   echo "Profiler (demo GEMM 4096^3 swizzled, --profile timing,regions; exit $prof_rc):"
-  grep -E "regions +[0-9]+ recorded|GPU kernels|gemm_kernel" "$log.prof" | head -4
+  grep -E "regions +[0-9]+ recorded|GPU kernels|gemm_kernel" "$log.prof" | head -3
   grep -E "without|with |overhead|set-up|target" "$log.cupti" | sed 's/^/  CUPTI:   /'
   grep -E "without|with |overhead|target" "$log.regions" | sed 's/^/  regions: /'
+  echo
+  echo "Hardware counters and stall sampling (demo GEMM 4096^3 swizzled, --profile counters,stalls; exit $hw_rc):"
+  sed -n '/^Hardware counters/,/^$/p;/^Stall sampling/,/^$/p' "$log.hw" | head -30
+  echo
+  echo "Lesson 9's H100 traces (the solution's regions):"
+  sed -n '/^Regions/,/^$/p' "$log.l9" "$log.l9b"
 } | tee "$out"
-[ "$tests_rc" -eq 0 ] && [ "$lessons_rc" -eq 0 ] && [ "$prof_rc" -eq 0 ] && [ "${res[256]}" -eq 0 ] && [ "${res[4096]}" -eq 0 ] && [ "${res[8192]}" -eq 0 ]
+[ "$tests_rc" -eq 0 ] && [ "$lessons_rc" -eq 0 ] && [ "$prof_rc" -eq 0 ] && [ "$hw_rc" -eq 0 ] && [ "${res[256]}" -eq 0 ] && [ "${res[4096]}" -eq 0 ] && [ "${res[8192]}" -eq 0 ]

@@ -10,6 +10,14 @@
 
 namespace tk {
 
+// Internal linkage (an unnamed namespace): each translation unit keeps its own
+// copy. On the GPU the launch points its own translation unit's tk::region
+// buffer view at the profiler's buffer (tk/ops/warp/debug/region.h); a copy
+// shared between translation units (the linker keeps one of identical
+// template instances) would set another file's view, and the kernel's
+// markers would record nothing. Launch a kernel from its own file.
+namespace {
+
 template <typename... KArgs, typename... Args>
 void launch(const char* name, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t shared_bytes, Args&&... args) {
 #if defined(TK_GPU)
@@ -30,6 +38,7 @@ void launch(const char* name, void (*kernel)(KArgs...), dim3 grid, dim3 block, s
 #endif
 }
 
+} // namespace
 } // namespace tk
 
 #define TK_LAUNCH(kernel, grid, block, shared_bytes, ...) ::tk::launch(#kernel, kernel, grid, block, shared_bytes, __VA_ARGS__)
