@@ -205,8 +205,13 @@ int check(const lessons::Lesson& l, const LessonArgs& a) {
         }
         const std::string which = all.size() > 1 ? " part " + std::to_string(n) + " of " + std::to_string(all.size()) +
                                                        " (" + part.title + ")" : "";
-        std::printf("%sChecking lesson %d (%s)%s, the %s, at %zu sizes...\n", n > first ? "\n" : "", l.number,
-                    l.title.c_str(), which.c_str(), variant.c_str(), part.sizes.size());
+        if (part.custom_check)
+            std::printf("%sChecking lesson %d (%s)%s, the %s's answers in %s/%s...\n", n > first ? "\n" : "", l.number,
+                        l.title.c_str(), which.c_str(), variant.c_str(), l.folder.c_str(),
+                        (a.solution ? part.solution : part.exercise).c_str());
+        else
+            std::printf("%sChecking lesson %d (%s)%s, the %s, at %zu sizes...\n", n > first ? "\n" : "", l.number,
+                        l.title.c_str(), which.c_str(), variant.c_str(), part.sizes.size());
         const auto r = lessons::check(part, *p, variant, a.seed);
         std::printf("%s", r.report.c_str());
         if (!r.passed) {
@@ -248,14 +253,21 @@ int run(const lessons::Lesson& l, const LessonArgs& a, const RunProgram& run_pro
         std::fprintf(stderr, "tklab lesson: lesson %d, part %d of %zu: %s (%s/%s)\n", l.number, n, all.size(), part.title.c_str(),
                      l.folder.c_str(), a.solution ? part.solution.c_str() : part.exercise.c_str());
     const int rc = run_program(part.program, variant, trace);
+    // A part may come with a trace to compare against (lesson 9: an H100's run).
+    const std::string beside = part.beside.empty() ? "" : (fs::path(TKLAB_SOURCE_DIR) / l.folder / part.beside).string();
     const std::string viewer = (fs::path(executable_dir()) / "tklab_view").string();
     const char* display = std::getenv("DISPLAY");
     if (!a.no_view && display && *display && access(viewer.c_str(), X_OK) == 0 && fs::exists(trace)) {
         std::fprintf(stderr, "tklab lesson: opening the visualizer (--no-view to skip)\n");
-        execl(viewer.c_str(), viewer.c_str(), trace.c_str(), nullptr);
+        if (!beside.empty()) execl(viewer.c_str(), viewer.c_str(), trace.c_str(), beside.c_str(), nullptr);
+        else execl(viewer.c_str(), viewer.c_str(), trace.c_str(), nullptr);
     }
-    std::fprintf(stderr, "tklab lesson: step through it with `tklab view %s`; check your solution with `tklab lesson check %d`\n",
-                 trace.c_str(), l.number);
+    if (!beside.empty())
+        std::fprintf(stderr, "tklab lesson: compare it with the GPU's: `tklab view %s %s` (or `tklab report` each); check "
+                             "with `tklab lesson check %d`\n", trace.c_str(), beside.c_str(), l.number);
+    else
+        std::fprintf(stderr, "tklab lesson: step through it with `tklab view %s`; check your solution with `tklab lesson check %d`\n",
+                     trace.c_str(), l.number);
     return rc;
 }
 

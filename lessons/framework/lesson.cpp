@@ -148,7 +148,7 @@ bool add_parts(int lesson, std::string first_part_title, std::vector<Part> more)
 std::vector<Part> parts(const Lesson& l) {
     const auto it = more_parts().find(l.number);
     std::vector<Part> all{Part{it == more_parts().end() ? "" : it->second.first_title, l.program, "exercise.cuh",
-                               "solution.cuh", l.sizes, l.shape, l.goals}};
+                               "solution.cuh", l.sizes, l.shape, l.goals, {}, ""}};
     if (it != more_parts().end()) all.insert(all.end(), it->second.more.begin(), it->second.more.end());
     return all;
 }
@@ -158,6 +158,13 @@ CheckResult check(const Lesson& l, const tk::host::program& p, const std::string
 }
 
 CheckResult check(const Part& l, const tk::host::program& p, const std::string& variant, unsigned seed) {
+    if (l.custom_check) {
+        try {
+            return l.custom_check(l, p, variant, seed);
+        } catch (const std::exception& e) {
+            return CheckResult{false, "error", std::string("the check could not run: ") + relative(e.what()) + "\n"};
+        }
+    }
     CheckResult res;
     std::ostringstream out;
     for (size_t i = 0; i < l.sizes.size(); ++i) {

@@ -35,6 +35,13 @@ Goal max_cycles(uint64_t cycles);            // the slowest block's simulated cy
 Goal max_memory_wait_share(double share);    // waits for global / cp.async data below this share of warp time
 Goal min_blocks_per_sm(int blocks);          // occupancy: blocks resident per SM, from threads, registers, shared memory
 
+// What `tklab lesson check` prints and decides.
+struct CheckResult {
+    bool passed = false;
+    std::string part;    // "correctness", "goal", "error" when failed
+    std::string report;  // the lines to print
+};
+
 // A part of a lesson after the first (lesson 4: a transpose, then a GEMM):
 // its own program, exercise file, sizes and goals. The check takes the parts
 // in order and stops at the first that fails.
@@ -46,6 +53,14 @@ struct Part {
     std::vector<tk::host::dims_t> sizes;
     std::function<std::pair<int, int>(const tk::host::dims_t&)> shape;
     std::vector<Goal> goals;
+    // A part whose work is not a kernel but answers read off traces (lesson
+    // 9: the simulator's timeline beside a GPU's): when set, the check calls
+    // this instead of running the sizes and goals; `variant` is "exercise"
+    // (the student's answer file) or "solution".
+    std::function<CheckResult(const Part&, const tk::host::program&, const std::string& variant, unsigned seed)> custom_check;
+    // A trace in the lesson's folder that `tklab lesson run` opens beside
+    // the run's own (lesson 9: an H100's run of the same kernel).
+    std::string beside;
 };
 
 struct Lesson {
@@ -68,12 +83,6 @@ std::vector<Lesson>& lessons();  // in number order
 const Lesson* find_lesson(int number);
 bool add_lesson(Lesson l);
 
-// What `tklab lesson check` prints and decides.
-struct CheckResult {
-    bool passed = false;
-    std::string part;    // "correctness", "goal", "error" when failed
-    std::string report;  // the lines to print
-};
 
 // Runs `variant` of the lesson's program at every size with `seed` and
 // compares with the CPU reference; then the goals. Never throws: a simulator

@@ -1,0 +1,267 @@
+// Lesson 9's checks, simulator build only (lesson.cu registers them; the
+// tests include this too):
+//   part 1: every warp marks the three phases once each, in order, and they
+//           cover the block's time (a goal on the simulator's run);
+//   part 2: the student's answer file names the phase whose share of the
+//           block's time differs most between the simulator and the H100,
+//           with both shares, read off the two traces;
+// and the lesson and its second part, as `tklab lesson` sees them.
+#pragma once
+#include <algorithm>
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+#include "lessons/framework/lesson.h"
+#include "sim/simulator.h"
+#include "trace/codec.h"
+#include "lessons/09_gpu_profiling/lesson.cuh"
+
+namespace lesson09::checks {
+
+// Region shares: a region's cycles summed over every warp, over the warps'
+// time (each block's span from its warps' first region to their last, times
+// its warps). The same figure as the reports' "of block time".
+using Shares = std::map<std::string, double>;
+
+// From the simulator's run (tk::region records of every block).
+inline Shares shares_of(const tklab::sim::RunResult& r) {
+    std::map<std::string, double> total;
+    double time = 0;
+    const uint32_t warps = (r.block.x * r.block.y * r.block.z + 31) / 32;
+    for (const auto& b : r.blocks) {
+        uint64_t first = UINT64_MAX, last = 0;
+        for (const auto& g : b.regions) {
+            first = std::min(first, g.begin), last = std::max(last, g.end);
+            total[g.name < r.op_names.size() ? r.op_names[g.name] : "?"] += double(g.end - g.begin);
+        }
+        if (last > first) time += double(last - first) * warps;
+    }
+    Shares s;
+    for (const auto& [n, t] : total) s[n] = time > 0 ? 100.0 * t / time : 0;
+    return s;
+}
+
+// From a GPU trace (`tklab_gpu run --profile regions`): one event per region.
+inline Shares shares_of(const tklab::trace::Trace& t) {
+    std::map<std::string, double> total;
+    double time = 0;
+    for (const auto& l : t.launches)
+        for (const auto& b : l.blocks) {
+            uint64_t first = UINT64_MAX, last = 0;
+            for (const auto& e : b.events) {
+                first = std::min(first, e.issue), last = std::max(last, e.done);
+                total[e.op_name < t.op_names.size() ? t.op_names[e.op_name] : "?"] += double(e.done - e.issue);
+            }
+            if (last > first) time += double(last - first) * l.warps_per_block();
+        }
+    Shares s;
+    for (const auto& [n, x] : total) s[n] = time > 0 ? 100.0 * x / time : 0;
+    return s;
+}
+
+// Part 1's goal: each warp of each block records every phase exactly once,
+// in order, not inside one another, and together they cover at least
+// `coverage` of the warp's time in the block.
+inline tklab::lessons::Goal phases_marked(std::vector<std::string> phases, double coverage) {
+    std::string list;
+    for (const auto& p : phases) list += (list.empty() ? "\"" : ", \"") + p + "\"";
+    return {"every warp marks the phases " + list + " once each, in order, covering at least " +
+                std::to_string(int(coverage * 100)) + "% of its time",
+            [phases, coverage](const tklab::sim::RunResult& r) -> std::optional<std::string> {
+                if (r.blocks.empty()) return "the run kept no blocks to look at (a tklab bug: report it)";
+                const uint32_t warps = (r.block.x * r.block.y * r.block.z + 31) / 32;
+                for (const auto& b : r.blocks) {
+                    for (uint32_t w = 0; w < warps; ++w) {
+                        std::vector<const tklab::sim::RegionRecord*> mine;
+                        for (const auto& g : b.regions)
+                            if (g.warp == w) mine.push_back(&g);
+                        std::vector<std::string> names;
+                        uint64_t covered = 0;
+                        for (const auto* g : mine) {
+                            names.push_back(g->name < r.op_names.size() ? r.op_names[g->name] : "?");
+                            covered += g->end - g->begin;
+                        }
+                        const std::string where = "block " + std::to_string(b.index) + ", warp " + std::to_string(w);
+                        if (names.empty())
+                            return where + " recorded no region: put `tk::region r(\"" + phases.front() +
+                                   "\");` inside braces around the phase (see the HOLEs in exercise.cuh)";
+                        if (names != phases) {
+                            std::string got;
+                            for (const auto& n : names) got += (got.empty() ? "\"" : ", \"") + n + "\"";
+                            return where + " recorded " + got + "; expected each phase once, in order. A region "
+                                   "inside the k-loop records once per k-step; a misspelt name is another region";
+                        }
+                        for (const auto* g : mine)
+                            if (g->depth > 0)
+                                return where + ": \"" + r.op_names[g->name] + "\" is inside another region; "
+                                       "close each phase's braces before the next begins";
+                        // The warp's own time: the simulator's block runs from cycle 0 to its last warp's end.
+                        uint64_t end = 0;
+                        for (const auto& e : b.events)
+                            if (e.warp == w) end = std::max(end, e.done);
+                        if (end > 0 && double(covered) < coverage * double(end))
+                            return where + ": the phases cover " + std::to_string(int(100.0 * double(covered) / double(end))) +
+                                   "% of the warp's " + std::to_string(end) + " cycles; a marker that ends too early "
+                                   "(a nameless `tk::region(\"...\")` ends at once) or starts too late leaves time out";
+                    }
+                }
+                return std::nullopt;
+            }};
+}
+
+// The answer file: `key = value` lines, # comments.
+inline std::map<std::string, std::string> read_answers(const std::filesystem::path& file) {
+    std::ifstream in(file);
+    if (!in) throw std::runtime_error(file.string() + ": cannot read the answer file");
+    std::map<std::string, std::string> a;
+    for (std::string line; std::getline(in, line);) {
+        const auto hash = line.find('#');
+        if (hash == 0) continue;
+        const auto eq = line.find('=');
+        if (eq == std::string::npos) continue;
+        auto trim = [](std::string s) {
+            const auto b = s.find_first_not_of(" \t\r"), e = s.find_last_not_of(" \t\r");
+            return b == std::string::npos ? std::string() : s.substr(b, e - b + 1);
+        };
+        a[trim(line.substr(0, eq))] = trim(line.substr(eq + 1));
+    }
+    return a;
+}
+
+inline std::optional<double> percent_of(const std::string& s) {
+    std::string t = s;
+    if (!t.empty() && t.back() == '%') t.pop_back();
+    try {
+        size_t used = 0;
+        const double v = std::stod(t, &used);
+        if (used != t.size()) return std::nullopt;
+        return v;
+    } catch (...) {
+        return std::nullopt;
+    }
+}
+
+} // namespace lesson09::checks
+
+namespace lesson09 {
+
+namespace detail {
+
+inline std::string one_decimal(double v) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.1f", v);
+    return b;
+}
+
+// The GPU trace part 2 reads: the answer file's `gpu_trace = FILE` when the
+// student recorded their own, else the H100's, committed beside the lesson.
+inline constexpr const char* kFolder = "lessons/09_gpu_profiling";
+inline constexpr const char* kH100Trace = "h100.cbor";
+
+inline tklab::lessons::CheckResult check_answers(const tklab::lessons::Part& part, const tk::host::program& p,
+                                          const std::string& variant, unsigned) {
+    namespace fs = std::filesystem;
+    using tklab::lessons::CheckResult;
+    const fs::path folder = fs::path(__FILE__).parent_path();  // this lesson's folder (included by absolute path)
+    const fs::path file = folder / (variant == "solution" ? part.solution : part.exercise);
+    const auto answers = checks::read_answers(file);
+    std::ostringstream out;
+    const auto value = [&](const char* key) {
+        const auto it = answers.find(key);
+        return it == answers.end() ? std::string() : it->second;
+    };
+
+    // The GPU's shares, from its trace.
+    fs::path gpu_file = folder / kH100Trace;
+    if (const std::string own = value("gpu_trace"); !own.empty()) gpu_file = own;  // as the student wrote it
+    const auto gpu = tklab::trace::load_trace(gpu_file.string()).trace;
+    const checks::Shares on_gpu = checks::shares_of(gpu);
+    if (on_gpu.empty())
+        return CheckResult{false, "error", gpu_file.string() + " holds no regions: record it with `tklab run lesson09 --gpu "
+                                           "--variant solution --profile timing,regions --trace FILE`\n"};
+
+    // The simulator's, from the reference kernel at the GPU run's size and seed.
+    tk::host::dims_t dims;
+    for (const auto& [k, v] : gpu.problem.items()) dims[k] = v.get<int>();
+    auto c = p.make(p.resolve(dims), unsigned(gpu.seed));
+    c->run("solution");
+    const checks::Shares in_sim = checks::shares_of(tklab::sim::last_run());
+
+    const auto share = [](const checks::Shares& s, const std::string& n) { return s.count(n) ? s.at(n) : 0.0; };
+    // The phase that differs most, and by how much.
+    std::string most;
+    double most_by = -1;
+    for (const auto& name : phases()) {
+        const double by = std::fabs(share(on_gpu, name) - share(in_sim, name));
+        if (by > most_by) most = name, most_by = by;
+    }
+
+    const std::string region = value("region");
+    const auto sim_answer = checks::percent_of(value("simulator")), gpu_answer = checks::percent_of(value("gpu"));
+    const std::string why = value("why");
+    std::vector<std::string> wrong;
+    if (region.empty() || !sim_answer || !gpu_answer || why.empty())
+        wrong.push_back("fill in all four answers (region, simulator, gpu, why) in " + file.string());
+    else {
+        if (std::find(phases().begin(), phases().end(), region) == phases().end())
+            wrong.push_back("region: \"" + region + "\" is not one of the phases (prologue, main loop, store)");
+        else if (region != most)
+            wrong.push_back("region: \"" + region + "\" differs by " +
+                            one_decimal(std::fabs(share(on_gpu, region) - share(in_sim, region))) +
+                            " points; another phase differs more. Compare each phase's share in both reports");
+        else {
+            constexpr double kSlack = 2.0;  // points: read off a report, rounded
+            if (std::fabs(*sim_answer - in_sim.at(region)) > kSlack)
+                wrong.push_back("simulator: " + value("simulator") + " is not the simulator's share of \"" + region +
+                                "\" (`tklab report` on the simulator's trace, Regions section)");
+            if (std::fabs(*gpu_answer - on_gpu.at(region)) > kSlack)
+                wrong.push_back("gpu: " + value("gpu") + " is not the H100's share of \"" + region + "\" (`tklab report " +
+                                gpu_file.string() + "`, Regions section)");
+            std::istringstream words(why);
+            int n = 0;
+            for (std::string w; words >> w;) ++n;
+            if (n < 6) wrong.push_back("why: say in a sentence or two what makes the GPU differ (" + std::to_string(n) + " words)");
+        }
+    }
+    if (!wrong.empty()) {
+        out << "answers: not yet\n";
+        for (const auto& w : wrong) out << "  " << w << "\n";
+        return CheckResult{false, "answers", out.str()};
+    }
+    out << "answers: \"" << region << "\" is " << one_decimal(in_sim.at(region)) << "% of the block's time "
+        << "in the simulator and " << one_decimal(on_gpu.at(region)) << "% on the GPU (" << gpu_file.filename().string()
+        << "); your reason: " << why << "\n";
+    return CheckResult{true, "", out.str()};
+}
+
+} // namespace detail
+
+inline tklab::lessons::Lesson lesson() {
+    return tklab::lessons::Lesson{
+        .number = 9,
+        .folder = detail::kFolder,
+        .title = "Profiling on a real GPU",
+        .program = "lesson09",
+        .sizes = {{{"M", 64}, {"N", 64}, {"K", 64}}, {{"M", 128}, {"N", 128}, {"K", 512}}},
+        .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("M"), d.at("N")}; },
+        .goals = {checks::phases_marked(phases(), 0.9)},
+    };
+}
+
+inline tklab::lessons::Part answers_part() {
+    tklab::lessons::Part part;
+    part.title = "the simulator beside an H100";
+    part.program = "lesson09";
+    part.exercise = "part2_compare/answer.txt";
+    part.solution = "part2_compare/solution_answer.txt";
+    part.custom_check = detail::check_answers;
+    part.beside = detail::kH100Trace;
+    return part;
+}
+
+} // namespace lesson09
+
