@@ -4,6 +4,7 @@
 #include "trace/report.h"
 #include "sim/banks.h"
 #include "trace/gpu_metrics.h"
+#include "trace/region_stats.h"
 
 #include <algorithm>
 #include <cinttypes>
@@ -777,48 +778,36 @@ void write_stalls(LineWriter& w, const Trace& t, const Summary& s, const ReportO
     more_rows(w, shown, lines.size(), "stalled line", "stalled lines");
 }
 
+// A Regions section's rows: per name, how often, how long, what share of the
+// block time; `us_decimals` as each section has always printed them.
+void write_region_rows(LineWriter& w, const Trace& t, const RegionStats& s, double mhz, int us_decimals,
+                       const ReportOptions& opt) {
+    for (size_t i = 0; i < s.rows.size() && i < opt.top; ++i) {
+        const RegionStat& a = s.rows[i];
+        const double mean = double(a.total) / double(a.count);
+        std::string line = "  " + pad(fit(table_name(t.op_names, a.name), 16), 16) + " " + pad(count_of(a.count, "time"), 12) +
+                           " mean " + fixed(mean, 0) + " cycles";
+        if (mhz > 0) line += " (" + fixed(mean / mhz, us_decimals) + " us)";
+        line += ", max " + num(a.longest) + ", " + percent(double(a.total), double(s.warp_time)) + " of block time";
+        w.line(line);
+        if (a.loc) source_line(w, t, a.loc, "     ");
+    }
+}
+
 // A GPU run's launch holds intra-kernel regions (tk::region markers), one
 // event each, not simulated instructions: per region, how often, how long.
 void write_gpu_regions(LineWriter& w, const Trace& t, const Launch& l, const ReportOptions& opt) {
     heading(w, "Regions (intra-kernel timing on the GPU)");
-    struct Agg { uint64_t count = 0, total = 0, longest = 0; uint32_t loc = 0; };
-    std::map<uint16_t, Agg> by_name;
-    uint64_t events = 0, warps_time = 0;
-    for (const Block& b : l.blocks) {
-        // A block's own span (from its first region to its last), not its end on the kernel's clock.
-        uint64_t first = UINT64_MAX, last = 0;
-        for (const Event& e : b.events) first = std::min(first, e.issue), last = std::max(last, e.done);
-        if (last > first) warps_time += (last - first) * l.warps_per_block();
-        for (const Event& e : b.events) {
-            Agg& a = by_name[e.op_name];
-            a.count++;
-            a.total += minus(e.done, e.issue);
-            a.longest = std::max(a.longest, minus(e.done, e.issue));
-            a.loc = e.loc;
-            ++events;
-        }
-    }
-    if (events == 0) {
+    const RegionStats s = region_stats(t, l);
+    if (s.regions == 0) {
         w.line("  no regions recorded (the kernel has no tk::region markers, or was not launched through tk::launch)");
         return;
     }
     const double mhz = arch_number(t, "clock_mhz").value_or(0);
-    w.line("  " + count_of(events, "region") + " in " + count_of(l.blocks.size(), "block") + "; cycles of the SM clock" +
+    w.line("  " + count_of(s.regions, "region") + " in " + count_of(l.blocks.size(), "block") + "; cycles of the SM clock" +
            (mhz > 0 ? " (" + fixed(mhz, 0) + " MHz)" : ""));
-    std::vector<std::pair<uint16_t, Agg>> rows(by_name.begin(), by_name.end());
-    std::sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
-    size_t shown = 0;
-    for (const auto& [name, a] : rows) {
-        if (shown++ == opt.top) break;
-        const double mean = double(a.total) / double(a.count);
-        std::string line = "  " + pad(fit(table_name(t.op_names, name), 16), 16) + " " + pad(count_of(a.count, "time"), 12) +
-                           " mean " + fixed(mean, 0) + " cycles";
-        if (mhz > 0) line += " (" + fixed(mean / mhz, 1) + " us)";
-        line += ", max " + num(a.longest) + ", " + percent(double(a.total), double(warps_time)) + " of block time";
-        w.line(line);
-        if (a.loc) source_line(w, t, a.loc, "     ");
-    }
-    more_rows(w, std::min(rows.size(), opt.top), rows.size(), "region", "regions");
+    write_region_rows(w, t, s, mhz, 1, opt);
+    more_rows(w, std::min(s.rows.size(), opt.top), s.rows.size(), "region", "regions");
 }
 
 // A simulator launch's tk::region markers (each block's `regions` table): per
@@ -826,44 +815,16 @@ void write_gpu_regions(LineWriter& w, const Trace& t, const Launch& l, const Rep
 // count in their parent's share too; regions never left (the run stopped
 // inside them) are counted apart, not timed.
 void write_sim_regions(LineWriter& w, const Trace& t, const Launch& l, const ReportOptions& opt) {
-    struct Agg { uint64_t count = 0, total = 0, longest = 0; uint32_t loc = 0; };
-    std::map<uint16_t, Agg> by_name;
-    uint64_t regions = 0, open = 0, blocks = 0, warps_time = 0;
-    for (const Block& b : l.blocks) {
-        warps_time += b.cycles * l.warps_per_block();
-        if (!b.regions.empty()) ++blocks;
-        for (const Region& g : b.regions) {
-            ++regions;
-            if (g.open) { ++open; continue; }
-            Agg& a = by_name[g.name];
-            a.count++;
-            a.total += minus(g.end, g.begin);
-            a.longest = std::max(a.longest, minus(g.end, g.begin));
-            if (!a.loc) a.loc = g.loc;
-        }
-    }
-    if (regions == 0) return;  // no markers: the report reads as it did before them
+    const RegionStats s = region_stats(t, l);
+    if (s.regions == 0) return;  // no markers: the report reads as it did before them
     heading(w, "Regions (tk::region markers, per warp, simulated cycles)");
     const double mhz = arch_number(t, "clock_mhz").value_or(0);
-    w.line("  " + count_of(regions, "region") + " in " + count_of(blocks, "block") + " (one per marker per warp)" +
+    w.line("  " + count_of(s.regions, "region") + " in " + count_of(s.blocks, "block") + " (one per marker per warp)" +
            (mhz > 0 ? "; cycles at " + fixed(mhz, 0) + " MHz" : ""));
-    std::vector<std::pair<uint16_t, Agg>> rows(by_name.begin(), by_name.end());
-    std::stable_sort(rows.begin(), rows.end(), [](const auto& a, const auto& b) { return a.second.total > b.second.total; });
-    size_t shown = 0;
-    for (const auto& [name, a] : rows) {
-        if (shown == opt.top) break;
-        ++shown;
-        const double mean = double(a.total) / double(a.count);
-        std::string line = "  " + pad(fit(table_name(t.op_names, name), 16), 16) + " " + pad(count_of(a.count, "time"), 12) +
-                           " mean " + fixed(mean, 0) + " cycles";
-        if (mhz > 0) line += " (" + fixed(mean / mhz, 2) + " us)";
-        line += ", max " + num(a.longest) + ", " + percent(double(a.total), double(warps_time)) + " of block time";
-        w.line(line);
-        if (a.loc) source_line(w, t, a.loc, "     ");
-    }
-    more_rows(w, shown, rows.size(), "region name", "region names");
-    if (open)
-        w.line("  " + w.bad(count_of(open, "region") + " never closed") +
+    write_region_rows(w, t, s, mhz, 2, opt);
+    more_rows(w, std::min(s.rows.size(), opt.top), s.rows.size(), "region name", "region names");
+    if (s.open)
+        w.line("  " + w.bad(count_of(s.open, "region") + " never closed") +
                ": the run stopped inside them (see Failures); not in the times above");
 }
 

@@ -17,50 +17,35 @@
 #include <vector>
 #include "lessons/framework/lesson.h"
 #include "sim/simulator.h"
+#include "sim/trace_recorder.h"
 #include "trace/codec.h"
+#include "trace/region_stats.h"
 #include "lessons/09_gpu_profiling/lesson.cuh"
 
 namespace lesson09::checks {
 
-// Region shares: a region's cycles summed over every warp, over the warps'
-// time (each block's span from its warps' first region to their last, times
-// its warps). The same figure as the reports' "of block time".
+// Region shares in percent of the block time, as the reports print them
+// ("of block time"; trace/region_stats.h computes both).
 using Shares = std::map<std::string, double>;
 
-// From the simulator's run (tk::region records of every block).
-inline Shares shares_of(const tklab::sim::RunResult& r) {
-    std::map<std::string, double> total;
-    double time = 0;
-    const uint32_t warps = (r.block.x * r.block.y * r.block.z + 31) / 32;
-    for (const auto& b : r.blocks) {
-        uint64_t first = UINT64_MAX, last = 0;
-        for (const auto& g : b.regions) {
-            first = std::min(first, g.begin), last = std::max(last, g.end);
-            total[g.name < r.op_names.size() ? r.op_names[g.name] : "?"] += double(g.end - g.begin);
-        }
-        if (last > first) time += double(last - first) * warps;
-    }
+// From a trace of either kind: a GPU run's file, or a simulator run recorded
+// in memory (simulated_shares below).
+inline Shares shares_of(const tklab::trace::Trace& t) {
     Shares s;
-    for (const auto& [n, t] : total) s[n] = time > 0 ? 100.0 * t / time : 0;
+    for (const auto& [name, share] : tklab::trace::region_shares(t)) s[name] = 100.0 * share;
     return s;
 }
 
-// From a GPU trace (`tklab_gpu run --profile regions`): one event per region.
-inline Shares shares_of(const tklab::trace::Trace& t) {
-    std::map<std::string, double> total;
-    double time = 0;
-    for (const auto& l : t.launches)
-        for (const auto& b : l.blocks) {
-            uint64_t first = UINT64_MAX, last = 0;
-            for (const auto& e : b.events) {
-                first = std::min(first, e.issue), last = std::max(last, e.done);
-                total[e.op_name < t.op_names.size() ? t.op_names[e.op_name] : "?"] += double(e.done - e.issue);
-            }
-            if (last > first) time += double(last - first) * l.warps_per_block();
-        }
-    Shares s;
-    for (const auto& [n, x] : total) s[n] = time > 0 ? 100.0 * x / time : 0;
-    return s;
+// Runs `variant` of `p` at `dims` with `seed` in the simulator, recording
+// into memory, and returns its shares.
+inline Shares simulated_shares(const tk::host::program& p, const tk::host::dims_t& dims, unsigned seed,
+                               const std::string& variant) {
+    tklab::sim::RecorderOptions ro;
+    ro.recording.timeline_blocks = "none";  // the regions are kept for every block anyway
+    tklab::sim::TraceRecorder rec(ro);
+    p.make(p.resolve(dims), seed)->run(variant);
+    rec.close();
+    return shares_of(rec.trace());
 }
 
 // Part 1's goal: each warp of each block records every phase exactly once,
@@ -187,9 +172,7 @@ inline tklab::lessons::CheckResult check_answers(const tklab::lessons::Part& par
     // The simulator's, from the reference kernel at the GPU run's size and seed.
     tk::host::dims_t dims;
     for (const auto& [k, v] : gpu.problem.items()) dims[k] = v.get<int>();
-    auto c = p.make(p.resolve(dims), unsigned(gpu.seed));
-    c->run("solution");
-    const checks::Shares in_sim = checks::shares_of(tklab::sim::last_run());
+    const checks::Shares in_sim = checks::simulated_shares(p, dims, unsigned(gpu.seed), "solution");
 
     const auto share = [](const checks::Shares& s, const std::string& n) { return s.count(n) ? s.at(n) : 0.0; };
     // The phase that differs most, and by how much.

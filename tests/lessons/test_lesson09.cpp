@@ -152,9 +152,7 @@ TEST_CASE("lesson 9, part 2: answers are checked against both traces", "[lessons
     const auto gpu = fake_gpu_trace(pro, loop, store, 9);
     const auto on_gpu = lesson09::checks::shares_of(tklab::trace::load_trace(gpu.string()).trace);
     // The simulator's shares, as the check computes them (the solution at the trace's size and seed).
-    auto c = lesson09_program().make(lesson09_program().resolve({{"M", 64}, {"N", 128}, {"K", 192}}), 1);
-    c->run("solution");
-    const auto in_sim = lesson09::checks::shares_of(tklab::sim::last_run());
+    const auto in_sim = lesson09::checks::simulated_shares(lesson09_program(), {{"M", 64}, {"N", 128}, {"K", 192}}, 1, "solution");
     REQUIRE(in_sim.size() == 3);
     std::string most;
     double by = -1;

@@ -1,0 +1,41 @@
+// Per-name statistics of a launch's tk::region markers, for both kinds of
+// trace: a GPU run keeps each region as an event (op "region"), a simulator
+// run in each block's `regions` table. The report's Regions sections and
+// lesson 9's check read the same figures from here.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+#include "trace/trace.h"
+
+namespace tklab::trace {
+
+struct RegionStat {
+    uint16_t name = 0;                      // Trace::op_names
+    uint64_t count = 0, total = 0, longest = 0;  // closed regions; cycles
+    uint32_t loc = 0;                       // the first marker's line
+};
+
+struct RegionStats {
+    std::vector<RegionStat> rows;  // by total cycles, most first (ties: first seen)
+    uint64_t regions = 0;          // every region, open ones included
+    uint64_t open = 0;             // never closed (the run stopped inside them)
+    uint64_t blocks = 0;           // blocks with at least one region
+    // The warps' time the shares divide by: per block, its warps times its
+    // span (GPU: first region's begin to last region's end, since a GPU run
+    // has no other clock; simulator: cycle 0 to the block's end).
+    uint64_t warp_time = 0;
+    double share(const RegionStat& r) const { return warp_time ? double(r.total) / double(warp_time) : 0.0; }
+};
+
+// True when the trace comes from a GPU run (its arch says "gpu": true).
+bool is_gpu_trace(const Trace& t);
+
+RegionStats region_stats(const Trace& t, const Launch& l);
+
+// Each region name's share of the block time (0..1), summed over launches'
+// closed regions and time.
+std::map<std::string, double> region_shares(const Trace& t);
+
+} // namespace tklab::trace
