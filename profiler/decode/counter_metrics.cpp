@@ -107,23 +107,6 @@ SharedCounters simulated_shared(const trace::Summary& summary) {
     return s;
 }
 
-std::vector<SharedRow> compare_shared(const SharedCounters& sim, const SharedCounters& gpu) {
-    std::vector<SharedRow> rows;
-    for (const bool loads : {true, false}) {
-        const SharedTraffic& a = loads ? sim.loads : sim.stores;
-        const SharedTraffic& b = loads ? gpu.loads : gpu.stores;
-        const std::string dir = loads ? "loads: " : "stores: ";
-        rows.push_back({dir + (loads ? "LDS instructions" : "STS instructions"), a.plain, b.plain});
-        rows.push_back({dir + (loads ? "LDSM instructions" : "STSM instructions"), a.matrix, b.matrix});
-        rows.push_back({dir + "instructions", a.instructions(), b.instructions()});
-        rows.push_back({dir + "wavefronts", a.wavefronts, b.wavefronts});
-        rows.push_back({dir + "ideal wavefronts", a.ideal(), b.ideal()});
-        rows.push_back({dir + "conflict wavefronts", a.conflicts, b.conflicts});
-    }
-    rows.push_back({"warp instructions", sim.instructions, gpu.instructions});
-    return rows;
-}
-
 trace::GpuCounters counters_of_range(uint32_t index, const std::string& range_name,
                                      const std::vector<std::string>& launched,
                                      const std::vector<std::string>& metrics, const std::vector<double>& values,

@@ -83,17 +83,6 @@ SharedCounters hardware_shared(const trace::GpuCounters& c);
 // st_shared + stmatrix, everything present.
 SharedCounters simulated_shared(const trace::Summary& s);
 
-// One line of a side-by-side table: "loads: wavefronts", simulator, GPU.
-struct SharedRow {
-    std::string what;
-    std::optional<uint64_t> sim, gpu;
-    bool equal() const { return sim && gpu && *sim == *gpu; }
-};
-// Every quantity both views can hold, in a fixed order (instructions split
-// and total, wavefronts, ideal, conflicts; loads then stores; then all
-// instructions), absent values kept absent.
-std::vector<SharedRow> compare_shared(const SharedCounters& sim, const SharedCounters& gpu);
-
 // One profiled range as CUPTI gave it, into the trace's record: `range_name`
 // is CUPTI's name of the range (in auto-range mode a number, the launch's
 // index; a kernel symbol is demangled), `launched` the kernel symbols seen at

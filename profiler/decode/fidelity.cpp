@@ -1,6 +1,6 @@
 // The fidelity report (see fidelity.h).
 #include "profiler/decode/fidelity.h"
-#include "trace/gpu_metrics.h"
+#include "profiler/decode/counter_metrics.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,15 +8,6 @@
 
 namespace tklab::profiler {
 namespace {
-
-using namespace trace::gpu_metrics;
-
-std::optional<double> metric(const trace::GpuCounters* c, const char* name) {
-    if (!c) return std::nullopt;
-    const auto it = c->metrics.find(name);
-    if (it == c->metrics.end()) return std::nullopt;
-    return it->second;
-}
 
 uint64_t op_count(const trace::Trace& t, const trace::Summary& s, const std::string& op) {
     const int i = t.op_index(op);
@@ -68,24 +59,33 @@ Fidelity compare_fidelity(const trace::Trace& sim, const trace::Trace& gpu) {
             continue;
         }
         if (!c) fl.problem = "no GPU counters for this launch";
+        // Both views of the launch's shared memory (counter_metrics.h): the
+        // simulator's kinds, and the hardware's counters.
         const trace::Summary& s = *l->summary;
-        auto row = [&](std::string kind, std::string quantity, uint64_t simv, std::optional<double> gpuv) {
-            fl.rows.push_back({std::move(kind), std::move(quantity), simv, gpuv});
+        const SharedCounters sim_view = simulated_shared(s);
+        SharedCounters hw;  // all absent when there are no counters
+        if (c) {
+            try {
+                hw = hardware_shared(*c);
+            } catch (const std::invalid_argument& e) {
+                fl.problem = e.what();
+            }
+        }
+        auto row = [&](std::string kind, std::string quantity, std::optional<uint64_t> simv, std::optional<uint64_t> gpuv) {
+            fl.rows.push_back({std::move(kind), std::move(quantity), simv.value_or(0),
+                               gpuv ? std::optional<double>(double(*gpuv)) : std::nullopt});
         };
         // Instructions, per kind.
-        row("LDS (ld.shared)", "instructions", s.ld_shared.instructions, metric(c, kLdsInstructions));
-        row("LDSM (ldmatrix)", "instructions", s.ldmatrix.instructions, metric(c, kLdsmInstructions));
-        row("STS (st.shared)", "instructions", s.st_shared.instructions, metric(c, kStsInstructions));
-        row("STSM (stmatrix)", "instructions", s.stmatrix.instructions, metric(c, kStsmInstructions));
-        row("LDGSTS (cp.async)", "instructions", op_count(sim, s, "cp.async"), metric(c, kLdgstsInstructions));
+        row("LDS (ld.shared)", "instructions", sim_view.loads.plain, hw.loads.plain);
+        row("LDSM (ldmatrix)", "instructions", sim_view.loads.matrix, hw.loads.matrix);
+        row("STS (st.shared)", "instructions", sim_view.stores.plain, hw.stores.plain);
+        row("STSM (stmatrix)", "instructions", sim_view.stores.matrix, hw.stores.matrix);
+        row("LDGSTS (cp.async)", "instructions", op_count(sim, s, "cp.async"), hw.async_copies);
         // Wavefronts and conflicts, per direction (one hardware counter each).
-        const auto conflicts = [](const trace::SmemTotals& a, const trace::SmemTotals& b) {
-            return a.conflicts() + b.conflicts();
-        };
-        row("loads (LDS + LDSM)", "wavefronts", s.ld_shared.wavefronts + s.ldmatrix.wavefronts, metric(c, kLoadWavefronts));
-        row("loads (LDS + LDSM)", "bank conflicts", conflicts(s.ld_shared, s.ldmatrix), metric(c, kLoadConflicts));
-        row("stores (STS + STSM)", "wavefronts", s.st_shared.wavefronts + s.stmatrix.wavefronts, metric(c, kStoreWavefronts));
-        row("stores (STS + STSM)", "bank conflicts", conflicts(s.st_shared, s.stmatrix), metric(c, kStoreConflicts));
+        row("loads (LDS + LDSM)", "wavefronts", sim_view.loads.wavefronts, hw.loads.wavefronts);
+        row("loads (LDS + LDSM)", "bank conflicts", sim_view.loads.conflicts, hw.loads.conflicts);
+        row("stores (STS + STSM)", "wavefronts", sim_view.stores.wavefronts, hw.stores.wavefronts);
+        row("stores (STS + STSM)", "bank conflicts", sim_view.stores.conflicts, hw.stores.conflicts);
         for (const FidelityRow& r : fl.rows) {
             if (!r.gpu) continue;
             ++f.rows;
