@@ -1031,8 +1031,7 @@ void write_gpu_stalls(LineWriter& w, const Trace& t, const ReportOptions& opt) {
         if (k.dropped) head += "; " + w.bad(num(k.dropped) + " dropped");
         w.line(head);
         if (k.samples == 0) continue;
-        std::map<std::string, uint64_t> by_reason;
-        for (const GpuStallSite& x : k.sites) by_reason[x.reason] += x.samples;
+        const std::map<std::string, uint64_t> by_reason = k.by_reason();
         std::vector<std::pair<std::string, uint64_t>> reasons(by_reason.begin(), by_reason.end());
         std::stable_sort(reasons.begin(), reasons.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
         std::vector<std::string> parts;

@@ -33,4 +33,10 @@ int Trace::op_index(const std::string& name) const {
     return -1;
 }
 
+std::map<std::string, uint64_t> GpuStalls::by_reason() const {
+    std::map<std::string, uint64_t> m;
+    for (const GpuStallSite& x : sites) m[x.reason] += x.samples;
+    return m;
+}
+
 } // namespace tklab::trace

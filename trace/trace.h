@@ -274,6 +274,7 @@ struct GpuStalls {
     uint64_t samples = 0;        // every sample taken, those without a line included
     uint64_t dropped = 0;        // samples CUPTI lost (its buffer was full)
     std::vector<GpuStallSite> sites;
+    std::map<std::string, uint64_t> by_reason() const;  // samples per reason, over every line
     bool operator==(const GpuStalls&) const = default;
 };
 

@@ -129,12 +129,6 @@ std::vector<KernelStallSamples> aggregate_stall_samples(const std::vector<RawPcS
     return out;
 }
 
-std::map<std::string, uint64_t> samples_by_reason(const trace::GpuStalls& s) {
-    std::map<std::string, uint64_t> m;
-    for (const trace::GpuStallSite& x : s.sites) m[x.reason] += x.samples;
-    return m;
-}
-
 std::vector<trace::GpuStallSite> top_sites(const trace::GpuStalls& s, size_t n) {
     std::vector<trace::GpuStallSite> v = s.sites;
     std::stable_sort(v.begin(), v.end(), [](const trace::GpuStallSite& a, const trace::GpuStallSite& b) {

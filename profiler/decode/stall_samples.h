@@ -87,9 +87,8 @@ struct SamplingTotals {
 std::vector<KernelStallSamples> aggregate_stall_samples(const std::vector<RawPcSample>& samples,
                                                         const LineTable& lines, const SamplingTotals& totals);
 
-// Samples per reason over a kernel's sites, and its sites by samples (most
-// first, ties by file, line, reason), at most n of them.
-std::map<std::string, uint64_t> samples_by_reason(const trace::GpuStalls& s);
+// A kernel's sites by samples (most first, ties by file, line, reason), at
+// most n of them. (Samples per reason: trace::GpuStalls::by_reason.)
 std::vector<trace::GpuStallSite> top_sites(const trace::GpuStalls& s, size_t n);
 
 // The trace records of aggregated kernels, and appending them to a trace.

@@ -87,7 +87,7 @@ void print(const PcSamplingResult& r) {
         std::printf("  %s: %llu samples, %llu without a line, %llu PCs, %zu sites, sites sum %llu\n", k.stalls.kernel.c_str(),
                     (unsigned long long)k.stalls.samples, (unsigned long long)k.samples_without_line,
                     (unsigned long long)k.pcs, k.stalls.sites.size(), (unsigned long long)sum_of(k.stalls.sites));
-        for (const auto& [reason, n] : tklab::profiler::samples_by_reason(k.stalls))
+        for (const auto& [reason, n] : k.stalls.by_reason())
             std::printf("    reason %-20s %8llu  (%.1f%%)\n", reason.c_str(), (unsigned long long)n,
                         k.stalls.samples ? 100.0 * double(n) / double(k.stalls.samples) : 0.0);
         for (const GpuStallSite& x : tklab::profiler::top_sites(k.stalls, 8))
@@ -168,7 +168,7 @@ TEST_CASE("PC sampling: pointer chasing stalls on long_scoreboard at the chasing
     CHECK(got.cupti_total_samples >= k.samples);
 
     // The dominant reason over the whole kernel.
-    const auto by_reason = tklab::profiler::samples_by_reason(k);
+    const auto by_reason = k.by_reason();
     const auto top_reason = std::max_element(by_reason.begin(), by_reason.end(),
                                              [](const auto& a, const auto& b) { return a.second < b.second; });
     REQUIRE(top_reason != by_reason.end());

@@ -151,7 +151,7 @@ TEST_CASE("stall samples: recorded PC samples summed per kernel, line and reason
     CHECK(reduce.stalls.sites == want_reduce);
 
     // What a report shows: samples per reason, and the heaviest sites.
-    const auto by_reason = tklab::profiler::samples_by_reason(chase.stalls);
+    const auto by_reason = chase.stalls.by_reason();
     CHECK(by_reason.at("long_scoreboard") == 1300);
     CHECK(by_reason.at("selected") == 52);
     CHECK(by_reason.size() == 5);
