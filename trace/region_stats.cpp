@@ -11,11 +11,6 @@ uint64_t span(uint64_t begin, uint64_t end) { return end > begin ? end - begin :
 
 } // namespace
 
-bool is_gpu_trace(const Trace& t) {
-    const auto it = t.arch.find("gpu");
-    return it != t.arch.end() && it->is_boolean() && it->get<bool>();
-}
-
 RegionStats region_stats(const Trace& t, const Launch& l) {
     RegionStats s;
     std::map<uint16_t, size_t> row_of;
@@ -27,7 +22,7 @@ RegionStats region_stats(const Trace& t, const Launch& l) {
         r.total += span(begin, end);
         r.longest = std::max(r.longest, span(begin, end));
     };
-    const bool gpu = is_gpu_trace(t);
+    const bool gpu = t.from_gpu();
     for (const Block& b : l.blocks) {
         if (gpu) {
             if (b.events.empty()) continue;

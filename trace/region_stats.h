@@ -29,9 +29,6 @@ struct RegionStats {
     double share(const RegionStat& r) const { return warp_time ? double(r.total) / double(warp_time) : 0.0; }
 };
 
-// True when the trace comes from a GPU run (its arch says "gpu": true).
-bool is_gpu_trace(const Trace& t);
-
 RegionStats region_stats(const Trace& t, const Launch& l);
 
 // Each region name's share of the block time (0..1), summed over launches'

@@ -830,7 +830,7 @@ void write_sim_regions(LineWriter& w, const Trace& t, const Launch& l, const Rep
 
 void write_launch(LineWriter& w, const Trace& t, size_t index, const Launch& l, const ReportOptions& opt) {
     write_header(w, t, index, l);
-    if (const json* gpu = arch_field(t, "gpu"); gpu && gpu->is_boolean() && gpu->get<bool>()) {
+    if (t.from_gpu()) {
         write_gpu_regions(w, t, l, opt);
         return;
     }

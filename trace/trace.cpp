@@ -33,6 +33,11 @@ int Trace::op_index(const std::string& name) const {
     return -1;
 }
 
+bool Trace::from_gpu() const {
+    const auto it = arch.find("gpu");
+    return it != arch.end() && it->is_boolean() && it->get<bool>();
+}
+
 std::map<std::string, uint64_t> GpuStalls::by_reason() const {
     std::map<std::string, uint64_t> m;
     for (const GpuStallSite& x : sites) m[x.reason] += x.samples;

@@ -311,6 +311,7 @@ struct Trace {
     // The text of a source line, "" when the file's text is not in the trace.
     std::string line_text(uint32_t loc) const;
     int op_index(const std::string& name) const;  // -1 when absent
+    bool from_gpu() const;  // a GPU run's trace (the profiler's: arch says "gpu": true), not a simulated one
     bool operator==(const Trace&) const = default;
 };
 

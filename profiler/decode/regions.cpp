@@ -343,7 +343,7 @@ RegionStats add_region_launch(trace::Trace& t, const void* data, size_t size, co
     t.locations = std::move(locations);
     t.launches.push_back(std::move(launch));
     // Cycles convert to time at the clock the regions ran at.
-    if (st.clock_fitted && t.arch.is_object() && t.arch.value("gpu", false)) {
+    if (st.clock_fitted && t.from_gpu()) {
         if (!t.arch.contains("peak_clock_mhz") && t.arch.contains("clock_mhz")) t.arch["peak_clock_mhz"] = t.arch["clock_mhz"];
         t.arch["clock_mhz"] = std::round(st.clock_mhz);
     }

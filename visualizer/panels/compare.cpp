@@ -38,21 +38,16 @@ std::optional<double> from_summary(const trace::Launch& l, const std::function<d
     return f(*l.summary);
 }
 
-// A GPU run (the profiler's trace) measured its kernel's and blocks' spans, not
-// what only the simulator counts: those rows show "-" for it, not a 0 that
-// would read as "better".
-bool is_gpu_run(const trace::Trace& t) {
-    const auto it = t.arch.find("gpu");
-    return it != t.arch.end() && it->is_boolean() && it->get<bool>();
-}
-
+// The rows. A GPU run (the profiler's trace, Trace::from_gpu) measured its
+// kernel's and blocks' spans, not what only the simulator counts: those rows
+// show "-" for it, not a 0 that would read as "better".
 std::vector<Metric> metrics(const trace::Trace& a, const trace::Trace& b) {
     std::vector<Metric> out;
     auto add = [&](std::string name, std::function<double(const trace::Summary&)> f, bool lower = true, bool hide = false,
                    bool gpu_measures = false) {
         out.push_back({std::move(name),
                        [f, gpu_measures](const trace::Trace& t, const trace::Launch& l) -> std::optional<double> {
-                           if (!gpu_measures && is_gpu_run(t)) return std::nullopt;
+                           if (!gpu_measures && t.from_gpu()) return std::nullopt;
                            return from_summary(l, f);
                        },
                        lower, hide});
@@ -78,7 +73,7 @@ std::vector<Metric> metrics(const trace::Trace& a, const trace::Trace& b) {
             if (std::find(stalls.begin(), stalls.end(), t->stalls[i]) == stalls.end()) stalls.push_back(t->stalls[i]);
     for (const std::string& name : stalls) {
         out.push_back({"stall: " + name, [name](const trace::Trace& t, const trace::Launch& l) -> std::optional<double> {
-                           if (!l.summary || is_gpu_run(t)) return std::nullopt;
+                           if (!l.summary || t.from_gpu()) return std::nullopt;
                            const auto it = std::find(t.stalls.begin(), t.stalls.end(), name);
                            const size_t i = size_t(it - t.stalls.begin());
                            return it == t.stalls.end() || i >= l.summary->stall_cycles.size() ? 0.0 : double(l.summary->stall_cycles[i]);
@@ -156,7 +151,7 @@ void draw_compare(ViewState& v) {
         else ImGui::TextUnformatted("A and B take the same estimated kernel cycles");
     }
     ImGui::TextColored(ImColor(palette::text_dim), "green: B better than A, red: B worse; rows neither run uses are left out");
-    if (is_gpu_run(*a->trace) || is_gpu_run(*b->trace))
+    if (a->trace->from_gpu() || b->trace->from_gpu())
         ImGui::TextColored(ImColor(palette::text_dim), "a GPU run measures kernel and block cycles only: its other rows show -");
     const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_ScrollY |
                                   ImGuiTableFlags_SizingStretchProp;
@@ -194,9 +189,9 @@ void draw_compare(ViewState& v) {
         ImGui::TableNextColumn();
         ImGui::TextUnformatted("occupancy limited by");
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(la->summary && !is_gpu_run(*a->trace) ? la->summary->occupancy_limit.c_str() : "-");
+        ImGui::TextUnformatted(la->summary && !a->trace->from_gpu() ? la->summary->occupancy_limit.c_str() : "-");
         ImGui::TableNextColumn();
-        ImGui::TextUnformatted(lb->summary && !is_gpu_run(*b->trace) ? lb->summary->occupancy_limit.c_str() : "-");
+        ImGui::TextUnformatted(lb->summary && !b->trace->from_gpu() ? lb->summary->occupancy_limit.c_str() : "-");
         ImGui::EndTable();
     }
     ImGui::End();
