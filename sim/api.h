@@ -18,12 +18,38 @@ enum class Op : uint8_t {
     cp_async, cp_async_commit, cp_async_wait,
     mbar_init, mbar_arrive, mbar_test_wait, mbar_wait,
     ld_global, st_global,
+    // Hopper (sm_90)
+    mbar_expect_tx,                // arg: transaction bytes; flag 1: also arrive (arrive.expect_tx)
+    tma_load,                      // tensor map -> shared; addr: smem, gptr: TensorMap*, coord, arg: mbarrier
+    tma_store,                     // shared -> tensor map; addr: smem, gptr: TensorMap*, coord
+    bulk_commit, bulk_wait,        // cp.async.bulk.commit_group / wait_group[.read] (arg: N, flag 1: .read)
+    fence_proxy_async,             // fence.proxy.async.shared::cta
+    wgmma,                         // see WgmmaFlags; arg: N, width: scale-d (0: D = A*B, 1: D += A*B)
+    wgmma_fence, wgmma_commit, wgmma_wait,  // wgmma_wait: arg = N groups left pending
+    setmaxnreg,                    // arg: registers per thread; flag 1: .inc, 0: .dec
     count_
 };
 const char* op_name(Op op);
 
 enum class ShflMode : uint8_t { idx, up, down, bfly };
 enum class MmaType : uint8_t { bf16, f16 };
+// LaneOp::flag bits of a wgmma (m64nNk16, bf16 in, f32 accumulate).
+enum WgmmaFlags : uint8_t { wgmma_a_in_registers = 1, wgmma_trans_a = 2, wgmma_trans_b = 4 };
+
+// What a tensor map holds in the simulator: the fields cuTensorMapEncodeTiled
+// takes, in our own form (the GPU's CUtensorMap is opaque). Built on the host
+// by tk::make_tensor_map into the same 128 bytes the GPU's occupies.
+struct TensorMap {
+    static constexpr uint32_t magic_value = 0x544d4150;  // "TMAP"
+    uint32_t magic = 0;
+    uint32_t rank = 0;            // 1..5
+    uint32_t elem_bytes = 0;      // 2 or 4
+    uint32_t swizzle_bytes = 0;   // 0, 32, 64 or 128
+    const void* global = nullptr;
+    uint32_t dims[5] = {};        // elements, innermost first
+    uint32_t box[5] = {};         // the box one copy moves, innermost first
+    uint64_t strides[5] = {};     // bytes between consecutive indices of each dimension (strides[0] = elem_bytes)
+};
 
 // One lane's part of a warp instruction. Pointers refer to the lane's own
 // registers (its fiber stack), which stay valid while the lane is parked.
@@ -36,8 +62,10 @@ struct LaneOp {
     uint32_t mask = 0xffffffffu;  // member mask (shfl, syncwarp)
     const void* gptr = nullptr;   // global address
     uint32_t data[4] = {};        // values in (stores, shfl) and out (loads)
-    const void* in[3] = {};       // mma: a, b, c fragments
-    void* out = nullptr;          // mma: d fragment
+    const void* in[3] = {};       // mma: a, b, c fragments; wgmma: in[0] = A registers (4 x b32)
+    void* out = nullptr;          // mma: d fragment; wgmma: N/2 floats
+    uint64_t desc[2] = {};        // wgmma: matrix descriptors of A (unless in registers) and B
+    int32_t coord[5] = {};        // tma_load / tma_store: box origin in elements, innermost first
     const char* file = "";        // instruction call site (tk header or kernel)
     int line = 0;
 };

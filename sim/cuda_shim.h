@@ -12,6 +12,7 @@
 #define __launch_bounds__(...)
 #define __align__(n) alignas(n)
 #define __restrict__
+#define __grid_constant__
 // Static __shared__ arrays would be per-fiber locals in the simulator; kernels
 // take shared memory from the dynamic arena instead (tk::shared_allocator).
 #define __shared__ static_assert(false, "tklab: declare shared memory through tk::shared_allocator (dynamic shared memory), not __shared__ variables, so the simulator can see it");

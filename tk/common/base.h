@@ -24,6 +24,17 @@
 #include "sim/cuda_shim.h"
 #endif
 
+// Hopper instructions (wgmma, setmaxnreg: sm_90a; bulk tensor copies and
+// mbarrier transaction counts: sm_90). In a GPU build for an older target
+// (sm_80 is built too) their bodies trap: a kernel that uses them runs only on
+// Hopper, and tk::require_hopper() says so before launching it.
+#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#define TK_SM90 1
+#if defined(__CUDA_ARCH_FEAT_SM90_ALL)
+#define TK_HOPPER 1
+#endif
+#endif
+
 namespace tk {
 
 // Where a tile op or instruction was called from. Every public op takes one as

@@ -91,6 +91,6 @@ TK_DEVICE void load_async_wait(TK_LOC) {
     arch::cp_async_wait<N>(loc);
 }
 
-using warpgroup = group<4>;
+// tk::warpgroup (four warps) is a namespace of its own: tk/ops/warpgroup/.
 
 } // namespace tk
