@@ -118,6 +118,9 @@ void region_end(int64_t record, bool unwinding);
 // True while the calling host code runs inside a simulated kernel.
 bool in_kernel();
 
+// The simulated GPU's SM count (its cost model's), for persistent grids.
+int multiprocessors();
+
 } // namespace tklab::sim
 
 namespace tklab::sim {

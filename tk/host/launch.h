@@ -10,6 +10,19 @@
 
 namespace tk {
 
+// SMs of the GPU kernels run on (the simulated one's in the simulator): the
+// size of a persistent grid.
+inline int multiprocessors() {
+#if defined(TK_GPU)
+    int dev = 0, n = 0;
+    cuda_check(cudaGetDevice(&dev), "cudaGetDevice");
+    cuda_check(cudaDeviceGetAttribute(&n, cudaDevAttrMultiProcessorCount, dev), "SM count");
+    return n;
+#else
+    return tklab::sim::multiprocessors();
+#endif
+}
+
 // Internal linkage (an unnamed namespace): each translation unit keeps its own
 // copy. On the GPU the launch points its own translation unit's tk::region
 // buffer view at the profiler's buffer (tk/ops/warp/debug/region.h); a copy

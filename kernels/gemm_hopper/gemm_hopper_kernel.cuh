@@ -1,0 +1,98 @@
+// The Hopper GEMM: C (bf16, M x N) = A (bf16, M x K) * B (bf16, K x N), fp32
+// accumulation, all row-major. Written as a layout for tk's producer/consumer
+// template (tk/templates/producer_consumer.h), readable top to bottom:
+//
+//   * a work item is one 128 x 256 tile of C; the grid is persistent, and
+//     items are walked in bands of 16 row tiles so that the blocks running at
+//     once share A and B tiles in L2;
+//   * the producer warpgroup's one thread streams 128 x 64 tiles of A and
+//     64 x 256 tiles of B into a 4-stage ring with bulk tensor copies;
+//   * two consumer warpgroups each own 64 rows of the C tile: one wgmma group
+//     (64 x 256 x 64: four m64n256k16) per stage, accumulating in registers
+//     (128 floats per thread); a stage is released once the next is issued;
+//   * the finished tile goes to global memory in bf16, either through a
+//     shared tile and a bulk store (which runs on while the next tile starts;
+//     the ring then has 3 stages, to make room) or straight from registers.
+#pragma once
+#include "tk/tk.h"
+#include "tk/templates/producer_consumer.h"
+
+namespace gemm_hopper {
+
+constexpr int BM = 128, BN = 256, BK = 64, BAND = 16;
+
+using a_tile = tk::st_bf<BM, BK>;   // 128-byte swizzle: K-major A for wgmma
+using b_tile = tk::st_bf<BK, BN>;   // four 64-column blocks: N-major B
+using c_tile = tk::st_bf<64, BN>;   // one consumer warpgroup's part of the C tile
+struct globals {
+    tk::gl_tma<tk::bf16, a_tile> A;
+    tk::gl_tma<tk::bf16, b_tile> B;
+    tk::gl_tma<tk::bf16, c_tile> C;
+};
+
+template <bool BulkStore>
+struct layout_t {
+    using globals = gemm_hopper::globals;
+    static constexpr int stages = BulkStore ? 3 : 4, consumers = 2;
+    static constexpr int producer_registers = 40, consumer_registers = 232;
+    struct input_stage { a_tile a; b_tile b; };
+    struct scratch { c_tile c[BulkStore ? consumers : 1]; };
+    struct state { tk::rt_fl<16, BN> acc; };  // this warp's 16 rows of its warpgroup's 64
+
+    static TK_HOST_DEVICE int row_tiles(const globals& g) { return g.C.rows / BM; }
+    static TK_HOST_DEVICE int col_tiles(const globals& g) { return g.C.cols / BN; }
+    static TK_HOST_DEVICE int work_items(const globals& g) { return row_tiles(g) * col_tiles(g); }
+    static TK_DEVICE int iterations(const globals& g, int) { return g.A.cols / BK; }
+
+    // Item -> (row tile, col tile): down a band of BAND row tiles, then across.
+    static TK_DEVICE void tile_of(const globals& g, int item, int& row, int& col) {
+        const int per_band = BAND * col_tiles(g), band = item / per_band, in_band = item % per_band;
+        const int band_rows = row_tiles(g) - band * BAND < BAND ? row_tiles(g) - band * BAND : BAND;
+        row = band * BAND + in_band % band_rows;
+        col = in_band / band_rows;
+    }
+
+    static TK_DEVICE void load(input_stage& s, tk::semaphore& full, const globals& g, int item, int k) {
+        int row, col;
+        tile_of(g, item, row, col);
+        tk::tma::expect<a_tile, b_tile>(full);
+        tk::tma::load_async(s.a, g.A, {0, 0, row, k}, full);
+        tk::tma::load_async(s.b, g.B, {0, 0, k, col}, full);
+    }
+    static TK_DEVICE void start(state& st, const globals&, int, int) { tk::zero(st.acc); }
+    // One wgmma group; the template waits for it a stage later.
+    static TK_DEVICE void compute(state& st, input_stage& s, const globals&, int, int, int c) {
+        tk::warpgroup::mma_AB(st.acc, tk::subtile<64, BK>(s.a, c, 0), s.b);
+    }
+    static TK_DEVICE void finish(state& st, scratch& sc, const globals& g, int item, int c) {
+        int row, col;
+        tile_of(g, item, row, col);
+        if constexpr (BulkStore) {
+            const bool issuer = tk::warpgroup::laneid() == 0;
+            if (issuer) tk::tma::store_async_read_wait<0>();  // the previous tile's store has read sc.c[c]
+            tk::warpgroup::sync(1 + c);
+            tk::warpgroup::store(sc.c[c], st.acc);
+            tk::tma::store_fence();     // the copy engine must see these writes
+            tk::warpgroup::sync(1 + c);
+            if (issuer) {
+                tk::tma::store_async(g.C, sc.c[c], {0, 0, row * 2 + c, col});
+                tk::tma::store_commit_group();
+            }
+        } else {
+            // In 16-row units: this warp's 16 rows of its warpgroup's 64 of row tile `row`.
+            tk::store(static_cast<const tk::gl<tk::bf16>&>(g.C), st.acc, {0, 0, row * (BM / 16) + c * 4 + tk::warpgroup::warpid(), col});
+        }
+    }
+    // The last bulk store must be done before the block (and its shared memory) goes.
+    static TK_DEVICE void drain(scratch&, const globals&, int) {
+        if (BulkStore && tk::warpgroup::laneid() == 0) tk::tma::store_async_wait<0>();
+    }
+};
+
+using layout = layout_t<true>;
+using layout_direct = layout_t<false>;
+
+template <typename L = layout>
+void run(const globals& g) { tk::producer_consumer::launch<L>("gemm_hopper", g); }
+
+} // namespace gemm_hopper

@@ -1,0 +1,110 @@
+// A producer/consumer kernel for Hopper, so a kernel author writes only the
+// parts that differ. One producer warpgroup streams inputs into an N-stage
+// ring of shared-memory stages with bulk copies; consumer warpgroups compute
+// on each stage as it lands and release it; the grid is persistent (one block
+// per SM, each block walking over work items: output tiles).
+//
+// A layout L supplies:
+//   static constexpr int stages, consumers;                 // ring depth, consumer warpgroups (1..3)
+//   static constexpr int producer_registers, consumer_registers;  // setmaxnreg counts
+//   struct globals;      // the kernel's arguments (gl_tma layouts, sizes)
+//   struct input_stage;  // one ring stage in shared memory (tiles; 1024-byte multiples)
+//   struct scratch;      // other shared memory the consumers use (may be empty)
+//   struct state;        // a consumer's registers across one work item
+//   static int work_items(const globals&);
+//   static int iterations(const globals&, int item);        // stages per work item (k-steps)
+//   // producer, ONE thread: expect the stage's bytes on `full`, start its copies
+//   static void load(input_stage&, semaphore& full, const globals&, int item, int iter);
+//   // each consumer warpgroup (c = 0..consumers-1):
+//   static void start(state&, const globals&, int item, int c);                 // e.g. zero the accumulator
+//   // issues this stage's work; it may leave ONE wgmma group in flight (the
+//   // template waits for it before releasing the stage, one stage later):
+//   static void compute(state&, input_stage&, const globals&, int item, int iter, int c);
+//   static void finish(state&, scratch&, const globals&, int item, int c);      // e.g. store the output tile
+//   static void drain(scratch&, const globals&, int c);   // optional: after the last item (e.g. wait for bulk stores)
+//
+//   tk::producer_consumer::launch<L>(name, globals);
+#pragma once
+#include "tk/host/launch.h"
+#include "tk/ops/sync/semaphore.h"
+#include "tk/ops/warpgroup/warpgroup.h"
+#include "tk/types/shared/allocator.h"
+
+namespace tk::producer_consumer {
+
+template <typename L>
+struct shared_layout {
+    struct alignas(1024) slot { typename L::input_stage s; };
+    struct alignas(1024) scratch_slot { typename L::scratch s; };
+    static constexpr size_t bytes = 1024 /* alignment slack */ + L::stages * sizeof(slot) + sizeof(scratch_slot) + 2 * L::stages * 8 + 64;
+};
+
+template <typename L>
+__global__ void __launch_bounds__((L::consumers + 1) * 128, 1) kernel(const __grid_constant__ typename L::globals g) {
+    static_assert(L::consumers >= 1 && L::consumers <= 3, "tk::producer_consumer: 1 to 3 consumer warpgroups");
+    static_assert(L::stages >= 1, "tk::producer_consumer: at least one stage");
+    using layout = shared_layout<L>;
+    shared_allocator al;
+    // Arrays, indexed arithmetically (arrays of pointers would live in local memory).
+    auto& ring = al.allocate<typename layout::slot[L::stages]>();
+    typename layout::scratch_slot& scratch = al.allocate<typename layout::scratch_slot>();
+    auto& full = al.allocate<semaphore[L::stages]>();
+    auto& empty = al.allocate<semaphore[L::stages]>();
+    if (threadIdx.x == 0)
+        for (int s = 0; s < L::stages; ++s) {
+            init_semaphore(full[s], 1);                  // the producer's arrive.expect_tx (+ the bytes)
+            init_semaphore(empty[s], L::consumers * 4);  // one arrival per consumer warp
+        }
+    __syncthreads();
+
+    const int items = L::work_items(g);
+    if (warpgroup::groupid() == 0) {
+        warpgroup::decrease_registers<L::producer_registers>();
+        if (warpgroup::laneid() == 0) {
+            int it = 0;  // stages filled so far, over all work items
+            for (int item = int(blockIdx.x); item < items; item += int(gridDim.x))
+                for (int k = 0; k < L::iterations(g, item); ++k, ++it) {
+                    const int s = it % L::stages;
+                    if (it >= L::stages) wait(empty[s], (it / L::stages - 1) & 1);  // its last use was released
+                    L::load(ring[s].s, full[s], g, item, k);
+                }
+        }
+    } else {
+        warpgroup::increase_registers<L::consumer_registers>();
+        const int c = warpgroup::groupid() - 1;
+        typename L::state st;
+        int it = 0;
+        for (int item = int(blockIdx.x); item < items; item += int(gridDim.x)) {
+            L::start(st, g, item, c);
+            const int n = L::iterations(g, item);
+            for (int k = 0; k < n; ++k, ++it) {
+                const int s = it % L::stages;
+                wait(full[s], (it / L::stages) & 1);
+                L::compute(st, ring[s].s, g, item, k, c);
+                // The previous stage's wgmmas are done once at most this one's
+                // are in flight: release it, and keep the tensor cores fed.
+                if (k > 0) {
+                    warpgroup::mma_async_wait<1>();
+                    if (laneid() == 0) arrive(empty[(it - 1) % L::stages]);
+                }
+            }
+            warpgroup::mma_async_wait<0>();
+            if (n > 0 && laneid() == 0) arrive(empty[(it - 1) % L::stages]);
+            L::finish(st, scratch.s, g, item, c);
+        }
+        if constexpr (requires { L::drain(scratch.s, g, c); }) L::drain(scratch.s, g, c);
+    }
+}
+
+// Launches a persistent grid: one block per SM, or fewer when there are fewer
+// work items. Internal linkage, like tk::launch (tk/host/launch.h says why).
+namespace {
+template <typename L>
+void launch(const char* name, const typename L::globals& g) {
+    const int items = L::work_items(g);
+    const int blocks = items < multiprocessors() ? items : multiprocessors();
+    tk::launch(name, kernel<L>, dim3(unsigned(blocks)), dim3(unsigned((L::consumers + 1) * 128)), shared_layout<L>::bytes, g);
+}
+} // namespace
+
+} // namespace tk::producer_consumer
