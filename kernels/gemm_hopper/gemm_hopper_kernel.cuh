@@ -59,9 +59,9 @@ struct layout_t {
         tk::tma::load_async(s.a, g.A, {0, 0, row, k}, full);
         tk::tma::load_async(s.b, g.B, {0, 0, k, col}, full);
     }
-    static TK_DEVICE void start(state& st, const globals&, int, int) { tk::zero(st.acc); }
+    static TK_DEVICE void start(state& st, scratch&, const globals&, int, int) { tk::zero(st.acc); }
     // One wgmma group; the template waits for it a stage later.
-    static TK_DEVICE void compute(state& st, input_stage& s, const globals&, int, int, int c) {
+    static TK_DEVICE void compute(state& st, input_stage& s, scratch&, const globals&, int, int, int c) {
         tk::warpgroup::mma_AB(st.acc, tk::subtile<64, BK>(s.a, c, 0), s.b);
     }
     static TK_DEVICE void finish(state& st, scratch& sc, const globals& g, int item, int c) {

@@ -16,10 +16,10 @@
 //   // producer, ONE thread: expect the stage's bytes on `full`, start its copies
 //   static void load(input_stage&, semaphore& full, const globals&, int item, int iter);
 //   // each consumer warpgroup (c = 0..consumers-1):
-//   static void start(state&, const globals&, int item, int c);                 // e.g. zero the accumulator
+//   static void start(state&, scratch&, const globals&, int item, int c);       // e.g. zero the accumulator
 //   // issues this stage's work; it may leave ONE wgmma group in flight (the
 //   // template waits for it before releasing the stage, one stage later):
-//   static void compute(state&, input_stage&, const globals&, int item, int iter, int c);
+//   static void compute(state&, input_stage&, scratch&, const globals&, int item, int iter, int c);
 //   static void finish(state&, scratch&, const globals&, int item, int c);      // e.g. store the output tile
 //   static void drain(scratch&, const globals&, int c);   // optional: after the last item (e.g. wait for bulk stores)
 //
@@ -75,12 +75,12 @@ __global__ void __launch_bounds__((L::consumers + 1) * 128, 1) kernel(const __gr
         typename L::state st;
         int it = 0;
         for (int item = int(blockIdx.x); item < items; item += int(gridDim.x)) {
-            L::start(st, g, item, c);
+            L::start(st, scratch.s, g, item, c);
             const int n = L::iterations(g, item);
             for (int k = 0; k < n; ++k, ++it) {
                 const int s = it % L::stages;
                 wait(full[s], (it / L::stages) & 1);
-                L::compute(st, ring[s].s, g, item, k, c);
+                L::compute(st, ring[s].s, scratch.s, g, item, k, c);
                 // The previous stage's wgmmas are done once at most this one's
                 // are in flight: release it, and keep the tensor cores fed.
                 if (k > 0) {

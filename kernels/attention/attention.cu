@@ -1,0 +1,60 @@
+// Attention forward for Hopper, runnable by name: `tklab run attention`
+// (simulator) or `tklab_gpu run attention` (GPU, sm_90). Variants
+// "noncausal" and "causal"; head dimension D = 64 or 128. Checked against a
+// float64 CPU softmax(Q K^T / sqrt(D)) V.
+#include "kernels/attention/attention_data.cuh"
+
+namespace {
+
+using attention::Data;
+
+#if defined(TK_GPU)
+// Mean time of back-to-back launches (no synchronisation between them).
+template <int D, bool Causal>
+double time_ms(Data& d, int iters = 20) {
+    using L = attention::layout<D, Causal>;
+    const auto g = d.globals<D>();
+    attention::run<D, Causal>(g);  // warm-up; also raises the shared-memory limit
+    const int items = L::work_items(g);
+    const dim3 grid(unsigned(items < tk::multiprocessors() ? items : tk::multiprocessors())), block((L::consumers + 1) * 128);
+    cudaEvent_t start, stop;
+    cudaEventCreate(&start);
+    cudaEventCreate(&stop);
+    cudaEventRecord(start);
+    for (int i = 0; i < iters; ++i) tk::producer_consumer::kernel<L><<<grid, block, tk::producer_consumer::shared_layout<L>::bytes>>>(g);
+    cudaEventRecord(stop);
+    tk::cuda_check(cudaEventSynchronize(stop), "attention timing");
+    float ms = 0;
+    cudaEventElapsedTime(&ms, start, stop);
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+    return ms / iters;
+}
+#endif
+
+TKLAB_PROGRAM(attention, tk::host::program_def<Data>{
+    .name = "attention",
+    .kind = "kernel",
+    .summary = "attention forward for Hopper (wgmma, bulk copies, online softmax), causal or not, D = 64 or 128",
+    .variants = {"noncausal", "causal"},
+    .dims = {{"B", 1, 1}, {"H", 1, 1}, {"N", 256, 128}, {"D", 64, 64, 128}},
+    .inputs = attention::make_inputs,
+    .run = attention::run_variant,
+    .output = [](Data& g) { return tk::host::to_floats(g.dout->download()); },
+    .reference = [](const Data& g) { return attention::reference(g, g.causal); },
+    .output_name = "O",
+    .tolerance = 2e-2,
+    .flops = [](const tk::host::dims_t& d) { return 4.0 * d.at("B") * d.at("H") * double(d.at("N")) * d.at("N") * d.at("D"); },
+    .time_ms = [](Data& g, const std::string& variant) -> double {
+#if defined(TK_GPU)
+        const bool causal = variant == "causal";
+        if (g.d == 64) return causal ? time_ms<64, true>(g) : time_ms<64, false>(g);
+        return causal ? time_ms<128, true>(g) : time_ms<128, false>(g);
+#else
+        (void)g, (void)variant;
+        return -1;
+#endif
+    },
+});
+
+} // namespace

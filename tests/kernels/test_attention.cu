@@ -1,0 +1,41 @@
+// Attention forward (kernels/attention) against a float64 CPU reference,
+// causal and not, head dimension 64 and 128, through the program registry
+// (the data and launch `tklab run attention` uses).
+#include <catch2/catch.hpp>
+#include "kernels/attention/attention_data.cuh"
+
+namespace {
+
+bool hopper_here() {
+#if defined(TK_GPU)
+    int dev = 0, major = 0;
+    cudaGetDevice(&dev);
+    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
+    return major >= 9;
+#else
+    return true;
+#endif
+}
+
+void check(int b, int h, int n, int d, const char* variant, unsigned seed) {
+    attention::Data g = attention::make_inputs({{"B", b}, {"H", h}, {"N", n}, {"D", d}}, seed);
+    attention::run_variant(g, variant);
+    const double err = tk::host::max_relative_error(tk::host::to_floats(g.dout->download()), attention::reference(g, g.causal));
+    INFO(variant << " B " << b << " H " << h << " N " << n << " D " << d << ": max error " << err);
+    // bf16 output (2^-9 relative) of values of magnitude < 1, bf16 P in the second product.
+    CHECK(err < 1e-2);
+}
+
+} // namespace
+
+TEST_CASE("attention forward matches a float64 reference", "[kernels][hopper][attention]") {
+    if (!hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
+    for (const char* v : {"noncausal", "causal"}) {
+        check(1, 2, 256, 64, v, 3);
+        check(1, 1, 384, 128, v, 5);
+    }
+#if defined(TK_GPU)
+    check(2, 2, 1024, 128, "causal", 7);
+    check(1, 3, 2048, 64, "noncausal", 9);
+#endif
+}
