@@ -13,6 +13,8 @@
 #include "tk/types/global/tensor_map.h"
 #include "tk/ops/warp/memory/shared_to_register.h"
 #include "tk/ops/warp/memory/global_to_register.h"
+#include "tk/ops/warp/memory/piece_io.h"
+#include "tk/ops/warp/memory/warp_row.h"
 #include "tk/ops/warp/register/mma.h"
 #include "tk/ops/warp/register/register_ops.h"
 #include "tk/ops/group/group.h"

@@ -53,6 +53,7 @@ struct program {
     std::vector<std::string> variants;  // the first is the default
     std::vector<problem_dim> dims;
     std::function<double(const dims_t&)> flops;  // for rates; may be empty
+    std::function<double(const dims_t&)> bytes;  // bytes moved per run, for memory rates; may be empty
     std::function<std::unique_ptr<program_case>(const dims_t&, unsigned seed)> make;
 
     // The dims with defaults filled in; throws std::invalid_argument naming a bad one.
@@ -92,8 +93,9 @@ struct program_def {
     std::function<std::vector<double>(const Data&)> reference;     // the CPU reference of it
     std::string output_name = "out";
     double tolerance = 1e-2;                                       // on max_relative_error
-    std::function<double(const dims_t&)> flops;
+    std::function<double(const dims_t&)> flops = {};               // floating-point operations per run (TFLOP/s)
     std::function<double(Data&, const std::string& variant)> time_ms;  // optional: a GPU timing loop
+    std::function<double(const dims_t&)> bytes = {};               // bytes a run must move (GB/s): memory-bound kernels
 };
 
 // Variants that differ only in the kernel they launch (a lesson's exercise,
@@ -144,7 +146,7 @@ private:
 template <typename Data>
 program make_program(program_def<Data> d) {
     auto def = std::make_shared<const program_def<Data>>(std::move(d));
-    program p{def->name, def->kind, def->summary, def->variants, def->dims, def->flops, {}};
+    program p{def->name, def->kind, def->summary, def->variants, def->dims, def->flops, def->bytes, {}};
     p.make = [def](const dims_t& dims, unsigned seed) -> std::unique_ptr<program_case> {
         return std::make_unique<typed_case<Data>>(def, def->inputs(dims, seed));
     };
