@@ -9,6 +9,7 @@
 // All three are row-major. Host code, built for the simulator and the GPU.
 #pragma once
 #include <functional>
+#include <type_traits>
 #include <string>
 #include <utility>
 #include <vector>
@@ -27,10 +28,13 @@ using Data = gemm::Data;  // the demo kernel's (kernels/gemm/gemm_data.cuh)
 inline Data make_inputs(const tk::host::dims_t& d, unsigned seed) { return gemm::make_inputs(d, seed, seed + 7919); }
 
 // A GEMM lesson's program, given its name, summary, sizes, variants (name ->
-// kernel; the first is the default) and how it launches one.
+// kernel; the first is the default) and how it launches one. Kernel is the
+// kernels' type: kernel(A, B, C) unless the lesson's kernels take other
+// arguments (lesson 10's take one struct), which its launch builds from Data.
+template <typename Kernel = kernel_fn>
 inline tk::host::program_def<Data> program_def(std::string name, std::string summary, std::vector<tk::host::problem_dim> dims,
-                                               std::vector<std::pair<std::string, kernel_fn>> kernels,
-                                               std::function<void(Data&, kernel_fn)> launch) {
+                                               std::vector<std::pair<std::string, Kernel>> kernels,
+                                               std::type_identity_t<std::function<void(Data&, Kernel)>> launch) {
     tk::host::program_def<Data> p;
     p.name = std::move(name);
     p.kind = "lesson";

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU (H100/H200): builds the GPU targets, runs the
-# GPU tests, the demo GEMM benchmark and every lesson's solution, and prints a
-# short table. The output is meant to be committed (with the machine named)
+# GPU tests, the demo GEMM benchmark, every lesson's solution and the Hopper
+# kernels against torch (scripts/gpu/bench.py), and prints a short table. The output is meant to be committed (with the machine named)
 # under results/.
 #   scripts/gpu/run.sh [OUTPUT_FILE]
 # Needs nvcc, cmake and ninja; Catch2 and CLI11 come from .deps/ (scripts/gpu/fetch_deps.sh)
@@ -73,6 +73,11 @@ tar -C "$fid_dir" -czf "$trace_dir/fidelity_traces.tgz" fidelity
 ./build-gpu/bench/cupti_overhead >"$log.cupti" 2>&1; cat "$log.cupti"
 ./build-gpu/bench/region_overhead >"$log.regions" 2>&1; cat "$log.regions"
 
+echo "==> the Hopper kernels against torch (cuBLAS, SDPA backends, torch.compile), in one run: scripts/gpu/bench.py"
+python3 scripts/gpu/bench.py "$trace_dir/bench.txt" --build-dir build-gpu >"$log.bench" 2>&1
+bench_rc=$?
+cat "$log.bench"
+
 torch_line=$(python3 - <<'PY' 2>/dev/null
 import torch
 for n in (4096, 8192):
@@ -118,5 +123,8 @@ PY
   echo
   echo "Lesson 9's H100 traces (the solution's regions):"
   sed -n '/^Regions/,/^$/p' "$log.l9" "$log.l9b"
+  echo
+  echo "The Hopper kernels against torch (scripts/gpu/bench.py; exit $bench_rc):"
+  cat "$trace_dir/bench.txt" 2>/dev/null || echo "  no results"
 } | tee "$out"
-[ "$tests_rc" -eq 0 ] && [ "$lessons_rc" -eq 0 ] && [ "$prof_rc" -eq 0 ] && [ "$hw_rc" -eq 0 ] && [ "${res[256]}" -eq 0 ] && [ "${res[4096]}" -eq 0 ] && [ "${res[8192]}" -eq 0 ]
+[ "$tests_rc" -eq 0 ] && [ "$lessons_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$prof_rc" -eq 0 ] && [ "$hw_rc" -eq 0 ] && [ "${res[256]}" -eq 0 ] && [ "${res[4096]}" -eq 0 ] && [ "${res[8192]}" -eq 0 ]
