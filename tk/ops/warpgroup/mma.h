@@ -17,6 +17,7 @@
 //   M/N-major:               8-row (K) groups SBO apart, and swizzle-span
 //                            column blocks LBO = rows * swizzle bytes apart.
 #pragma once
+#include <cstring>
 #include "tk/arch/shared_memory.h"
 #include "tk/arch/wgmma.h"
 #include "tk/ops/warpgroup/warpgroup.h"
@@ -104,7 +105,9 @@ TK_DEVICE void mma_rs(D& d, const A& a, const B& b, bool accumulate, const src_l
     arch::wgmma_fence(loc);
     for (int kk = 0; kk < K / 16; ++kk) {
         const uint64_t db = TransB ? mn_major(b, kk, loc) : k_major(b, kk, loc);
-        arch::wgmma_rs<N, TransB>(acc, reinterpret_cast<const uint32_t(&)[4]>(a.tiles[0][kk].data), db, (accumulate || kk > 0) ? 1 : 0, loc);
+        uint32_t frag[4];  // the 16x16 slice's four packed bf16 pairs, as 32-bit registers
+        std::memcpy(frag, &a.tiles[0][kk].data[0], sizeof frag);
+        arch::wgmma_rs<N, TransB>(acc, frag, db, (accumulate || kk > 0) ? 1 : 0, loc);
     }
     arch::wgmma_commit_group(loc);
 }
