@@ -58,6 +58,12 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.mma_pipe_cycles = get_int(j, "mma_m16n8k16.pipe_cycles");
     m.barrier_latency = get_int(j, "barrier.latency");
     m.mbarrier_latency = get_int(j, "mbarrier.latency");
+    m.tma_latency = get_int(j, "tma.latency");
+    m.tma_bytes_per_cycle = get_int(j, "tma.bytes_per_cycle");
+    m.wgmma_latency = get_int(j, "wgmma.latency");
+    m.wgmma_fma_per_cycle = get_int(j, "wgmma.fma_per_cycle");
+    if (m.tma_bytes_per_cycle < 1) throw std::runtime_error("cost model: field 'tma.bytes_per_cycle' must be at least 1");
+    if (m.wgmma_fma_per_cycle < 4) throw std::runtime_error("cost model: field 'wgmma.fma_per_cycle' must be at least 4");
     return m;
 }
 

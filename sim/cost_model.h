@@ -17,6 +17,8 @@ struct CostModel {
     int cp_async_latency = 0;
     int mma_latency = 0, mma_pipe_cycles = 0;
     int barrier_latency = 0, mbarrier_latency = 0;
+    int tma_latency = 0, tma_bytes_per_cycle = 1;    // bulk tensor copies (one copy engine per block)
+    int wgmma_latency = 0, wgmma_fma_per_cycle = 4;  // dense bf16 multiply-adds per cycle per SM
 
     // Loads sim/arch/<name>.json (or a path); throws std::runtime_error saying which field is wrong.
     static CostModel load(const std::string& name_or_path);

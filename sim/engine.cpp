@@ -15,6 +15,7 @@
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
+#include <functional>
 #include <limits>
 #include <map>
 #include <memory>
@@ -50,6 +51,17 @@ const char* op_name(Op op) {
     case Op::mbar_wait: return "mbarrier.wait";
     case Op::ld_global: return "ld.global";
     case Op::st_global: return "st.global";
+    case Op::mbar_expect_tx: return "mbarrier.expect_tx";
+    case Op::tma_load: return "cp.async.bulk.tensor.load";
+    case Op::tma_store: return "cp.async.bulk.tensor.store";
+    case Op::bulk_commit: return "cp.async.bulk.commit_group";
+    case Op::bulk_wait: return "cp.async.bulk.wait_group";
+    case Op::fence_proxy_async: return "fence.proxy.async";
+    case Op::wgmma: return "wgmma.mma_async";
+    case Op::wgmma_fence: return "wgmma.fence";
+    case Op::wgmma_commit: return "wgmma.commit_group";
+    case Op::wgmma_wait: return "wgmma.wait_group";
+    case Op::setmaxnreg: return "setmaxnreg";
     case Op::count_: break;
     }
     return "?";
@@ -195,6 +207,10 @@ struct Thread {
     // How often this thread has begun each region marker (by its name and
     // line): a lane's n-th pass through a marker is its warp's n-th.
     std::map<std::pair<const char*, int>, uint32_t> region_passes;
+    // Bulk stores (cp.async.bulk): a group's shared source read, and its global writes, done by these cycles.
+    struct BulkGroup { uint64_t read = 0, done = 0; };
+    BulkGroup bulk_open;                 // stores since the last commit
+    std::vector<BulkGroup> bulk_groups;  // committed, oldest first
     std::exception_ptr error;
 };
 
@@ -226,6 +242,9 @@ struct Warp {
     std::vector<AsyncGroup> groups;  // committed, oldest first
     uint16_t last_regs = 0;
     std::vector<Thread::Alloc> last_live;  // what the last register record listed
+    uint64_t wgmma_open = 0;               // completion of the wgmmas since the last commit
+    std::vector<uint64_t> wgmma_groups;    // committed wgmma groups' completions, oldest first
+    std::vector<std::pair<uint32_t, bool>> maxnreg;  // setmaxnreg counts (and .inc) in program order
 };
 
 struct BarrierState {
@@ -240,6 +259,13 @@ struct MbarState {
     uint32_t expected = 0;
     uint32_t pending = 0;
     uint32_t phase = 0;  // completed phases
+    // Transaction bytes the current phase still waits for: expect_tx adds,
+    // a bulk copy's completion subtracts (negative: bytes landed before they
+    // were expected). The phase completes when pending == 0 and tx == 0.
+    int64_t tx = 0;
+    uint64_t in_flight = 0;  // bytes of bulk copies issued on it that have not landed
+    const char* copy_file = "";  // kernel line of the last bulk copy issued on it
+    int copy_line = 0;
 };
 
 thread_local Thread* g_cur = nullptr;
@@ -288,6 +314,12 @@ struct Block {
     uint64_t tensor_free[4] = {};  // each sub-partition's tensor pipe
     BarrierState bars[16];
     std::unordered_map<uint32_t, MbarState> mbars;
+    uint64_t copy_engine_free = 0;  // the bulk copy engine's (TMA's) next free cycle
+    // Asynchronous completions (bulk tensor loads landing), ordered by
+    // simulated time, then by issue order: the scheduler fires each before
+    // running a warp whose clock has passed it.
+    std::map<std::pair<uint64_t, uint64_t>, std::function<void()>> async;
+    uint64_t async_seq = 0;
     std::string kernel;
     bool snapshots = false;  // gather tk::snapshot values
     // Snapshots being gathered, per warp: lanes call in program order, so a
@@ -323,10 +355,13 @@ std::string line_of(const char* file, int line) {
     return s.str();
 }
 
-[[noreturn]] void fault(const Thread& t, const std::string& what, const std::string& fix) {
+[[noreturn]] void fault_at(const char* file, int line, const std::string& who, const std::string& what, const std::string& fix) {
     std::ostringstream s;
-    s << line_of(t.kfile, t.kline) << ": error: " << what << " (" << where(t) << ").\n  fix: " << fix;
-    throw SimError(ErrorKind::fault, s.str(), t.kfile, t.kline);
+    s << line_of(file, line) << ": error: " << what << " (" << who << ").\n  fix: " << fix;
+    throw SimError(ErrorKind::fault, s.str(), file, line);
+}
+[[noreturn]] void fault(const Thread& t, const std::string& what, const std::string& fix) {
+    fault_at(t.kfile, t.kline, where(t), what, fix);
 }
 
 std::string hex(uint64_t v) {
@@ -368,12 +403,16 @@ void check_global(const Thread& t, const void* p, uint32_t bytes, const char* wh
 
 // Instructions that read registers a recent load may still be filling.
 bool consumes_loads(Op op) {
-    return op == Op::mma || op == Op::st_shared || op == Op::stmatrix || op == Op::shfl || op == Op::st_global;
+    return op == Op::mma || op == Op::st_shared || op == Op::stmatrix || op == Op::shfl || op == Op::st_global || op == Op::wgmma;
+}
+// The warpgroup instructions (.sync.aligned): every lane of the warp executes them together.
+bool is_warpgroup_op(Op op) {
+    return op == Op::wgmma || op == Op::wgmma_fence || op == Op::wgmma_commit || op == Op::wgmma_wait || op == Op::setmaxnreg;
 }
 // Warp-synchronous instructions: every lane they name must be there.
 bool is_warp_sync(Op op) {
     return op == Op::ldmatrix || op == Op::stmatrix || op == Op::mma || op == Op::shfl || op == Op::syncwarp ||
-           op == Op::bar_sync || op == Op::bar_arrive;
+           op == Op::bar_sync || op == Op::bar_arrive || is_warpgroup_op(op);
 }
 
 float bits16_to_float(uint16_t h, bool half) {
@@ -411,6 +450,96 @@ void mma_16x8x16(double (&D)[16][8], const double (&A)[16][16], const double (&B
         }
 }
 
+// A warp parked at a barrier or an mbarrier runs again at `release`.
+void resume_waiter(Block& b, Warp& w, uint64_t release, Stall why) {
+    if (w.wait_event >= 0) {
+        Event& e = b.out->trace.events[w.wait_event];
+        e.done = release;
+        if (release > w.wait_since) {
+            e.stall = why;
+            e.stall_cycles += uint32_t(release - w.wait_since);
+        }
+    }
+    // The warp that completes a barrier may be the waiter itself (the event
+    // is still being built); finish_event() then sees it runnable.
+    w.wait_event = -1;
+    w.clock = std::max(w.clock, release);
+    w.state = WarpState::runnable;
+}
+
+// The mbarrier's current phase completes at cycle t (an arrival, or a bulk
+// copy landing): its waiters run again. `releaser`: the warp that arrived
+// last, or that issued the copy.
+void complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int releaser) {
+    m.phase += 1;
+    m.pending = m.expected;
+    for (Warp& w : b.warps) {
+        if (w.state != WarpState::at_mbarrier || w.wait_addr != addr) continue;
+        if ((m.phase & 1) == w.wait_parity) continue;  // still waiting for a later phase
+        BarrierRecord r;
+        r.arrive = w.wait_since;
+        r.release = std::max(w.wait_since, t) + b.cost->mbarrier_latency;
+        r.warp = uint16_t(w.id);
+        r.last_warp = uint16_t(releaser);
+        r.mbarrier = true;
+        r.address = addr;
+        r.phase = m.phase - 1;
+        r.loc = b.out->locs(w.wait_file, w.wait_line);
+        b.out->trace.barriers.push_back(r);
+        resume_waiter(b, w, r.release, Stall::mbarrier);
+    }
+}
+
+// PTX ISA: a phase completes when its pending arrivals are 0 and its
+// transaction count is 0. Copies still in flight on the barrier then are
+// bytes no expect_tx counted: they would land in the next phase.
+void try_complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int releaser, const char* file, int line,
+                        const std::string& who) {
+    if (m.pending != 0 || m.tx != 0) return;
+    if (m.in_flight != 0)
+        fault_at(file, line, who,
+                 "mbarrier " + hex(addr) + " completed phase " + std::to_string(m.phase) + " with " + std::to_string(m.in_flight) +
+                     " bytes of bulk copies issued on it still in flight (last copy: " + line_of(m.copy_file, m.copy_line) +
+                     "): its expect_tx counted fewer bytes than the copies deliver",
+                 "expect every byte the phase's copies bring (tk::tma::expect<Tiles...> / expect_bytes with the tiles' total), "
+                 "before or together with the arrival");
+    complete_phase(b, addr, m, t, releaser);
+}
+
+// Shared-memory traffic served in 16-byte rows, 8 rows (128 bytes) per
+// wavefront at best: a bulk copy's rows, or wgmma's core-matrix rows. Counted
+// with the bank model of a 16-byte-per-lane access (phases of 8 rows), 32
+// rows at a time. `worst` gets the 32 addresses of the most conflicted batch.
+BankAnalysis analyze_rows16(const std::vector<uint32_t>& rows, uint32_t (&worst)[32]) {
+    BankAnalysis total;
+    int words[32] = {};
+    int worst_excess = -1;
+    for (size_t i = 0; i < rows.size(); i += 32) {
+        const size_t n = std::min<size_t>(32, rows.size() - i);
+        uint32_t addr[32] = {};
+        std::copy(rows.begin() + long(i), rows.begin() + long(i + n), addr);
+        const uint32_t mask = n == 32 ? 0xffffffffu : (1u << n) - 1;
+        const BankAnalysis ba = analyze_access(mask, addr, 16);
+        total.wavefronts = uint16_t(std::min<int>(total.wavefronts + ba.wavefronts, 65535));
+        total.ideal = uint16_t(std::min<int>(total.ideal + ba.ideal, 65535));
+        total.max_way = std::max(total.max_way, ba.max_way);
+        for (int k = 0; k < 32; ++k) words[k] += ba.bank_words[k];
+        if (ba.conflicts() > worst_excess) {
+            worst_excess = ba.conflicts();
+            std::copy(addr, addr + 32, worst);
+        }
+    }
+    for (int k = 0; k < 32; ++k) total.bank_words[k] = uint8_t(std::min(words[k], 255));
+    return total;
+}
+
+// The shared-memory swizzles (PTX ISA, "Tensor swizzling modes"): bits
+// [4:6] ^= [7:9] (128B), [4:5] ^= [7:8] (64B), [4] ^= [7] (32B), on the byte address.
+uint32_t swizzle_address(uint32_t a, uint32_t swizzle_bytes) {
+    const uint32_t mask = swizzle_bytes == 128 ? 7 : swizzle_bytes == 64 ? 3 : swizzle_bytes == 32 ? 1 : 0;
+    return a ^ (((a >> 7) & mask) << 4);
+}
+
 class Executor {
 public:
     Executor(Block& b, Warp& w, uint32_t mask) : b_(b), w_(w), mask_(mask), cost_(*b.cost) {
@@ -440,6 +569,20 @@ public:
         case Op::cp_async_wait: cp_async_wait(); break;
         case Op::mbar_init: case Op::mbar_arrive: case Op::mbar_test_wait: case Op::mbar_wait: mbarrier(op); break;
         case Op::ld_global: case Op::st_global: global_access(op); break;
+        case Op::mbar_expect_tx: expect_tx(); break;
+        case Op::tma_load: tma_load(); break;
+        case Op::tma_store: tma_store(); break;
+        case Op::bulk_commit: bulk_commit(); break;
+        case Op::bulk_wait: bulk_wait(); break;
+        case Op::fence_proxy_async: case Op::wgmma_fence: w_.clock = t_ + cost_.issue_cycles; break;
+        case Op::wgmma: wgmma(); break;
+        case Op::wgmma_commit:
+            w_.wgmma_groups.push_back(std::max(w_.wgmma_open, t_));
+            w_.wgmma_open = 0;
+            w_.clock = t_ + cost_.issue_cycles;
+            break;
+        case Op::wgmma_wait: wgmma_wait(); break;
+        case Op::setmaxnreg: setmaxnreg(); break;
         case Op::count_: break;
         }
         finish_event();
@@ -688,21 +831,7 @@ private:
         bar = BarrierState{};
     }
 
-    void resume_waiter(Warp& w, uint64_t release, Stall why) {
-        if (w.wait_event >= 0) {
-            Event& e = trace().events[w.wait_event];
-            e.done = release;
-            if (release > w.wait_since) {
-                e.stall = why;
-                e.stall_cycles += uint32_t(release - w.wait_since);
-            }
-        }
-        // The warp that completes a barrier may be the waiter itself (the event
-        // is still being built); finish_event() then sees it runnable.
-        w.wait_event = -1;
-        w.clock = std::max(w.clock, release);
-        w.state = WarpState::runnable;
-    }
+    void resume_waiter(Warp& w, uint64_t release, Stall why) { tklab::sim::resume_waiter(b_, w, release, why); }
 
     void cp_async() {
         const uint32_t bytes = op0_->width;
@@ -739,24 +868,9 @@ private:
         return it->second;
     }
 
-    void complete_phase(uint32_t addr, MbarState& m) {
-        m.phase += 1;
-        m.pending = m.expected;
-        for (Warp& w : b_.warps) {
-            if (w.state != WarpState::at_mbarrier || w.wait_addr != addr) continue;
-            if ((m.phase & 1) == w.wait_parity) continue;  // still waiting for a later phase
-            BarrierRecord r;
-            r.arrive = w.wait_since;
-            r.release = std::max(w.wait_since, t_) + cost_.mbarrier_latency;
-            r.warp = uint16_t(w.id);
-            r.last_warp = uint16_t(w_.id);
-            r.mbarrier = true;
-            r.address = addr;
-            r.phase = m.phase - 1;
-            r.loc = b_.out->locs(w.wait_file, w.wait_line);
-            trace().barriers.push_back(r);
-            resume_waiter(w, r.release, Stall::mbarrier);
-        }
+    // Completes the barrier's phase if its arrivals and bytes are all in.
+    void try_complete_phase(int l, uint32_t addr, MbarState& m) {
+        tklab::sim::try_complete_phase(b_, addr, m, t_, w_.id, lane(l).kfile, lane(l).kline, where(lane(l)));
     }
 
     void mbarrier(Op op) {
@@ -773,7 +887,11 @@ private:
             for_lanes([&](int l) {
                 const uint32_t addr = lane_op(l).addr;
                 MbarState& m = mbar_at(l, addr);
-                if (--m.pending == 0) complete_phase(addr, m);
+                if (m.pending == 0)
+                    fault(lane(l), "mbarrier " + hex(addr) + " received more arrivals than its phase counts (its bytes are still expected)",
+                          "arrive once per thread counted at init, and expect the phase's bytes before its last arrival");
+                --m.pending;
+                try_complete_phase(l, addr, m);
             });
             break;
         case Op::mbar_test_wait:
@@ -814,6 +932,433 @@ private:
         w_.clock = t_ + cost_.global_issue_cycles;
     }
 
+    // ------------------------------------------------ Hopper: transaction counts, bulk copies, wgmma
+
+    static constexpr int64_t max_tx = (int64_t(1) << 20) - 1;  // PTX ISA: the tx-count's range is +-(2^20 - 1)
+
+    MbarState& mbar_for_tx(int l, uint32_t addr, const std::string& what) {
+        check_shared(b_, lane(l), addr, 8, "mbarrier access");
+        auto it = b_.mbars.find(addr);
+        if (it == b_.mbars.end())
+            fault(lane(l), what + " names shared address " + hex(addr) + ", which is not an initialised mbarrier",
+                  "initialise the barrier (tk::init_semaphore) and sync the block before expecting bytes or issuing copies on it");
+        return it->second;
+    }
+
+    void check_tx(int l, uint32_t addr, const MbarState& m) {
+        if (m.tx > max_tx)
+            fault(lane(l), "mbarrier " + hex(addr) + "'s transaction count reached " + std::to_string(m.tx) +
+                               " bytes, beyond the hardware's limit of 2^20 - 1 (1048575)",
+                  "expect less than 1 MiB per phase: split the copies over more barriers or phases");
+    }
+
+    void expect_tx() {
+        for_lanes([&](int l) {
+            LaneOp& o = lane_op(l);
+            MbarState& m = mbar_for_tx(l, o.addr, "mbarrier.expect_tx");
+            m.tx += int64_t(o.arg);
+            check_tx(l, o.addr, m);
+            if (o.flag & 1) {  // arrive.expect_tx: the bytes first, then the arrival
+                if (m.pending == 0)
+                    fault(lane(l), "mbarrier " + hex(o.addr) + " received more arrivals than its phase counts (its bytes are still expected)",
+                          "arrive once per thread counted at init");
+                --m.pending;
+            }
+            try_complete_phase(l, o.addr, m);
+        });
+        w_.clock = t_ + cost_.mbarrier_latency;
+    }
+
+    // The tensor map a bulk tensor copy names, checked as the hardware would refuse it.
+    const TensorMap& tensor_map(int l) {
+        const LaneOp& o = lane_op(l);
+        const uintptr_t p = uintptr_t(o.gptr);
+        const std::string fix = "pass the map of a tk::gl_tma (gl.map<Tile>(), or tk::make_tensor_map on the host) and pass the gl_tma "
+                                "to the kernel by value as const __grid_constant__";
+        if (!p) fault(lane(l), "a bulk tensor copy was given a null tensor map", fix);
+        if (p % 64 != 0) fault(lane(l), "a bulk tensor copy was given a tensor map at " + hex(p) + ", which is not 64-byte aligned", fix);
+        const TensorMap& m = *static_cast<const TensorMap*>(o.gptr);
+        if (m.magic != TensorMap::magic_value)
+            fault(lane(l), "a bulk tensor copy was given " + hex(p) + " as its tensor map, and no tensor map is there" +
+                               (find_allocation(p, 1) ? " (it points into global memory: a tensor, not its map)" : ""),
+                  fix);
+        std::string bad;
+        if (m.rank < 1 || m.rank > 5) bad = "rank " + std::to_string(m.rank) + " (1..5)";
+        else if (m.elem_bytes != 1 && m.elem_bytes != 2 && m.elem_bytes != 4 && m.elem_bytes != 8) bad = "element size " + std::to_string(m.elem_bytes);
+        else if (m.swizzle_bytes != 0 && m.swizzle_bytes != 32 && m.swizzle_bytes != 64 && m.swizzle_bytes != 128)
+            bad = "swizzle " + std::to_string(m.swizzle_bytes) + " bytes (0, 32, 64 or 128)";
+        else if (uint64_t(m.box[0]) * m.elem_bytes % 16 != 0) bad = "a box row of " + std::to_string(m.box[0] * m.elem_bytes) + " bytes (a multiple of 16)";
+        else if (m.swizzle_bytes && m.box[0] * m.elem_bytes > m.swizzle_bytes)
+            bad = "a box row of " + std::to_string(m.box[0] * m.elem_bytes) + " bytes, wider than its " + std::to_string(m.swizzle_bytes) + "-byte swizzle";
+        for (uint32_t d = 0; bad.empty() && d < m.rank; ++d)
+            if (m.box[d] < 1 || m.box[d] > 256) bad = "box dimension " + std::to_string(d) + " of " + std::to_string(m.box[d]) + " elements (1..256)";
+        if (!bad.empty()) fault(lane(l), "the tensor map at " + hex(p) + " has " + bad + "; the hardware refuses it", fix);
+        return m;
+    }
+
+    static uint64_t box_bytes(const TensorMap& m) {
+        uint64_t n = m.elem_bytes;
+        for (uint32_t d = 0; d < m.rank; ++d) n *= m.box[d];
+        return n;
+    }
+
+    // Visits the box's rows (all dimensions but the innermost) in box order:
+    // f(row, first, end, address) with [first, end) the row's elements inside
+    // the tensor (first == end: none) and the global address of element `first`.
+    template <class F>
+    static void for_box_rows(const TensorMap& m, const int32_t* coord, F&& f) {
+        uint64_t rows = 1;
+        for (uint32_t d = 1; d < m.rank; ++d) rows *= m.box[d];
+        const int64_t lo = std::max<int64_t>(0, coord[0]), hi = std::min<int64_t>(m.dims[0], int64_t(coord[0]) + m.box[0]);
+        for (uint64_t r = 0; r < rows; ++r) {
+            uint64_t rest = r, off = 0;
+            bool inside = lo < hi;
+            for (uint32_t d = 1; d < m.rank; ++d) {
+                const int64_t c = int64_t(coord[d]) + int64_t(rest % m.box[d]);
+                rest /= m.box[d];
+                if (c < 0 || c >= int64_t(m.dims[d])) inside = false;
+                else off += uint64_t(c) * m.strides[d];
+            }
+            if (!inside) { f(r, uint32_t(0), uint32_t(0), uintptr_t(0)); continue; }
+            f(r, uint32_t(lo - coord[0]), uint32_t(hi - coord[0]), uintptr_t(m.global) + off + uint64_t(lo) * m.elem_bytes);
+        }
+    }
+
+    void check_tensor_memory(int l, uintptr_t a, uint64_t bytes, uint64_t row) {
+        if (find_allocation(a, bytes)) return;
+        std::ostringstream s;
+        s << "a bulk tensor copy's box row " << row << " (" << bytes << " bytes at " << hex(a)
+          << ") lies inside the tensor map's dimensions but outside any global allocation" << describe_nearest_allocation(a);
+        fault(lane(l), s.str(), "build the tensor map from the buffer the data lives in, with its real dimensions (tk::gl_tma over a tk::device_buffer)");
+    }
+
+    // The shared side of a bulk tensor copy: inside the block's shared memory,
+    // aligned to where the swizzle pattern starts (the hardware computes it from address bits).
+    void check_copy_smem(int l, uint32_t addr, uint64_t bytes, uint32_t swizzle, const char* what) {
+        if (uint64_t(addr) + bytes > b_.smem_bytes) {
+            std::ostringstream s;
+            s << "a bulk tensor copy's shared " << what << " of " << bytes << " bytes at shared address " << hex(addr)
+              << " runs past the block's " << b_.smem_bytes << " bytes of dynamic shared memory";
+            fault(lane(l), s.str(), "keep shared tiles inside the shared memory requested at launch, or request more");
+        }
+        const uint32_t align = swizzle == 128 ? 1024 : swizzle == 64 ? 512 : swizzle == 32 ? 256 : 128;
+        if (addr % align != 0) {
+            std::ostringstream s;
+            s << "a bulk tensor copy's shared " << what << " at " << hex(addr) << " is not " << align << "-byte aligned";
+            if (swizzle) s << " (its " << swizzle << "-byte swizzle pattern repeats every " << align << " bytes)";
+            fault(lane(l), s.str(), "allocate shared tiles from tk::shared_allocator (1024-byte aligned) and copy whole tiles or column blocks");
+        }
+    }
+
+    // The copy engine moves one copy at a time: `bytes` occupy it bytes /
+    // bandwidth cycles after it is free; the data is there `latency` later.
+    uint64_t use_copy_engine(uint64_t bytes, uint64_t& engine_done) {
+        const uint64_t start = std::max(t_, b_.copy_engine_free);
+        const uint64_t bpc = uint64_t(std::max(1, cost_.tma_bytes_per_cycle));
+        engine_done = start + (bytes + bpc - 1) / bpc;
+        b_.copy_engine_free = engine_done;
+        return engine_done + uint64_t(cost_.tma_latency);
+    }
+
+    void record_rows16(const std::vector<uint32_t>& rows) {
+        if (rows.empty()) return;
+        uint32_t worst[32] = {};
+        const BankAnalysis ba = analyze_rows16(rows, worst);
+        trace().events[ev_].aux = 16;  // the report's phases: 8 rows of 16 bytes each
+        record_smem(ba, worst);
+    }
+
+    void tma_load() {
+        std::vector<uint32_t> rows;
+        for_lanes([&](int l) {
+            LaneOp& o = lane_op(l);
+            const TensorMap& m = tensor_map(l);
+            const uint64_t bytes = box_bytes(m);
+            const uint32_t row_bytes = m.box[0] * m.elem_bytes;
+            check_copy_smem(l, o.addr, bytes, m.swizzle_bytes, "destination");
+            const uint32_t bar = o.arg;
+            MbarState& mb = mbar_for_tx(l, bar, "cp.async.bulk.tensor (its completion mbarrier)");
+            // The box as it is in global memory at issue; elements outside the tensor read as zero.
+            std::vector<uint8_t> image(bytes, 0);
+            for_box_rows(m, o.coord, [&](uint64_t r, uint32_t first, uint32_t end, uintptr_t a) {
+                if (first == end) return;
+                const uint64_t n = uint64_t(end - first) * m.elem_bytes;
+                check_tensor_memory(l, a, n, r);
+                std::memcpy(image.data() + r * row_bytes + uint64_t(first) * m.elem_bytes, reinterpret_cast<const void*>(a), n);
+            });
+            for (uint64_t i = 0; i < bytes; i += 16) rows.push_back(swizzle_address(o.addr + uint32_t(i), m.swizzle_bytes));
+            uint64_t engine_done = 0;
+            const uint64_t done = use_copy_engine(bytes, engine_done);
+            mb.in_flight += bytes;
+            mb.copy_file = lane(l).kfile;
+            mb.copy_line = lane(l).kline;
+            Block* b = &b_;
+            Thread* th = &lane(l);
+            const uint32_t dst = o.addr, swizzle = m.swizzle_bytes;
+            const int warp = w_.id;
+            const char* file = lane(l).kfile;
+            const int line = lane(l).kline;
+            // At completion: the rows land in shared memory (swizzled) and the
+            // bytes count off the barrier's transaction count.
+            schedule(done, [b, th, dst, swizzle, bar, bytes, done, warp, file, line, image = std::move(image)] {
+                for (uint64_t i = 0; i < bytes; i += 16)
+                    std::memcpy(b->smem + swizzle_address(dst + uint32_t(i), swizzle), image.data() + i, 16);
+                MbarState& m = b->mbars.at(bar);
+                m.in_flight -= bytes;
+                m.tx -= int64_t(bytes);
+                if (m.tx < -max_tx)
+                    fault_at(file, line, where(*th),
+                             "mbarrier " + hex(bar) + "'s transaction count fell to " + std::to_string(m.tx) +
+                                 " bytes: bulk copies delivered far more bytes than any expect_tx counted",
+                             "expect each phase's bytes (tk::tma::expect) on the barrier the copies complete on");
+                tklab::sim::try_complete_phase(*b, bar, m, done, warp, file, line, where(*th));
+            });
+        });
+        record_rows16(rows);
+        w_.clock = t_ + cost_.global_issue_cycles;
+    }
+
+    void tma_store() {
+        std::vector<uint32_t> rows;
+        for_lanes([&](int l) {
+            LaneOp& o = lane_op(l);
+            const TensorMap& m = tensor_map(l);
+            const uint64_t bytes = box_bytes(m);
+            const uint32_t row_bytes = m.box[0] * m.elem_bytes;
+            check_copy_smem(l, o.addr, bytes, m.swizzle_bytes, "source");
+            // The engine reads the box out of shared memory (undoing the swizzle)...
+            std::vector<uint8_t> image(bytes);
+            for (uint64_t i = 0; i < bytes; i += 16) {
+                const uint32_t a = swizzle_address(o.addr + uint32_t(i), m.swizzle_bytes);
+                rows.push_back(a);
+                std::memcpy(image.data() + i, b_.smem + a, 16);
+            }
+            // ...and writes the elements inside the tensor (the others are dropped).
+            for_box_rows(m, o.coord, [&](uint64_t r, uint32_t first, uint32_t end, uintptr_t a) {
+                if (first == end) return;
+                const uint64_t n = uint64_t(end - first) * m.elem_bytes;
+                check_tensor_memory(l, a, n, r);
+                std::memcpy(reinterpret_cast<void*>(a), image.data() + r * row_bytes + uint64_t(first) * m.elem_bytes, n);
+            });
+            uint64_t read_done = 0;
+            const uint64_t done = use_copy_engine(bytes, read_done);
+            Thread::BulkGroup& g = lane(l).bulk_open;
+            g.read = std::max(g.read, read_done);
+            g.done = std::max(g.done, done);
+        });
+        record_rows16(rows);
+        w_.clock = t_ + cost_.global_issue_cycles;
+    }
+
+    void bulk_commit() {
+        for_lanes([&](int l) {
+            Thread& t = lane(l);
+            t.bulk_groups.push_back(t.bulk_open);
+            t.bulk_open = {};
+        });
+        w_.clock = t_ + cost_.issue_cycles;
+    }
+
+    // Until at most N of each lane's bulk groups are pending (.read: still
+    // reading shared memory): all but the newest N are done. Groups whose
+    // writes are done by then are pending for neither form and are dropped.
+    void bulk_wait() {
+        const size_t keep = op0_->arg;
+        const bool read = op0_->flag & 1;
+        uint64_t until = t_;
+        for_lanes([&](int l) {
+            const auto& gs = lane(l).bulk_groups;
+            for (size_t i = 0; i + keep < gs.size(); ++i) until = std::max(until, read ? gs[i].read : gs[i].done);
+        });
+        wait_until(until, Stall::long_scoreboard);
+        for_lanes([&](int l) {
+            auto& gs = lane(l).bulk_groups;
+            gs.erase(std::remove_if(gs.begin(), gs.end(), [&](const Thread::BulkGroup& g) { return g.done <= t_; }), gs.end());
+        });
+        w_.clock = t_ + cost_.issue_cycles;
+    }
+
+    void schedule(uint64_t when, std::function<void()> f) {
+        b_.async.emplace(std::make_pair(when, b_.async_seq++), std::move(f));
+    }
+
+    void check_full_warpgroup(const char* what) {
+        const int first = w_.id / 4 * 4;
+        const int have = std::min(int(b_.warps.size()) - first, 4);
+        bool full = have == 4;
+        for (int i = 0; full && i < 4; ++i) full = b_.warps[size_t(first + i)].exists == 0xffffffffu;
+        if (!full) {
+            std::ostringstream s;
+            s << what << " is a warpgroup instruction, but warp " << w_.id << " is in warpgroup " << w_.id / 4
+              << ", which does not have 4 whole warps in this block of " << b_.threads.size() << " threads";
+            fault(*t0_, s.str(), "launch blocks whose thread count is a multiple of 128 (whole warpgroups)");
+        }
+    }
+
+    // A wgmma matrix descriptor (PTX ISA, "Matrix Descriptor Format").
+    struct Descriptor { uint32_t start = 0, lbo = 0, sbo = 0, swizzle = 0; };
+
+    Descriptor decode_descriptor(uint64_t d, const char* which) {
+        Descriptor r;
+        r.start = uint32_t(d & 0x3FFF) << 4;
+        r.lbo = uint32_t((d >> 16) & 0x3FFF) << 4;
+        r.sbo = uint32_t((d >> 32) & 0x3FFF) << 4;
+        const uint32_t base = uint32_t(d >> 49) & 7, mode = uint32_t(d >> 62);
+        if (base != 0)
+            fault(*t0_, std::string("wgmma's ") + which + " descriptor " + hex(d) + " has base offset " + std::to_string(base) +
+                            "; the simulator models base offset 0 only (operands in swizzle-aligned tiles)",
+                  "keep shared tiles 1024-byte aligned (tk::shared_allocator does) and build descriptors with make_wgmma_descriptor");
+        r.swizzle = mode == 1 ? 128 : mode == 2 ? 64 : mode == 3 ? 32 : 0;
+        return r;
+    }
+
+    // Shared byte address of element (mn, k) of an operand, following the
+    // PTX ISA's canonical layouts (T = 16 bytes, S = the swizzle span):
+    //   K-major:  8-row groups SBO apart; swizzled rows S bytes apart, else 8x8 core matrices (k groups LBO apart);
+    //   MN-major: 8-k groups SBO apart; swizzled span-wide mn blocks LBO apart, else core matrices (mn groups SBO, k groups LBO).
+    uint32_t operand_address(const Descriptor& d, int mn, int k, bool mn_major, const char* which, uint64_t raw) {
+        const uint32_t S = d.swizzle;
+        uint64_t a;
+        if (!mn_major) {
+            a = S ? uint64_t(d.start) + uint64_t(mn / 8) * d.sbo + uint64_t(mn % 8) * S + uint64_t(k) * 2
+                  : uint64_t(d.start) + uint64_t(mn / 8) * d.sbo + uint64_t(k / 8) * d.lbo + uint64_t(mn % 8) * 16 + uint64_t(k % 8) * 2;
+        } else {
+            const int span = int(S / 2);
+            a = S ? uint64_t(d.start) + uint64_t(mn / span) * d.lbo + uint64_t(mn % span) * 2 + uint64_t(k / 8) * d.sbo + uint64_t(k % 8) * S
+                  : uint64_t(d.start) + uint64_t(mn / 8) * d.sbo + uint64_t(mn % 8) * 2 + uint64_t(k / 8) * d.lbo + uint64_t(k % 8) * 16;
+        }
+        if (a + 2 > b_.smem_bytes) {
+            std::ostringstream s;
+            s << "wgmma's " << which << " descriptor " << hex(raw) << " (start " << hex(d.start) << ", LBO " << d.lbo << ", SBO " << d.sbo
+              << ", swizzle " << S << ") addresses element (" << (which[0] == 'A' ? "m " : "n ") << mn << ", k " << k << ") at shared address "
+              << hex(a) << ", outside the block's " << b_.smem_bytes << " bytes of shared memory";
+            fault(*t0_, s.str(), "build descriptors from shared tiles (tk::warpgroup::mma does) with the offsets of their layout");
+        }
+        return swizzle_address(uint32_t(a), S);
+    }
+
+    static double bf16_at(const char* p) {
+        uint16_t h;
+        std::memcpy(&h, p, 2);
+        return bits16_to_float(h, false);
+    }
+
+    // This warp's part of a warpgroup's m64nNk16: rows 16(w%4)..+15 of D.
+    void wgmma() {
+        const int N = int(op0_->arg);
+        if (N < 8 || N > 256 || N % 8 != 0)
+            fault(*t0_, "wgmma with N = " + std::to_string(N) + "; bf16 wgmma.m64nNk16 has N = 8, 16, ..., 256 (a multiple of 8)",
+                  "use a supported N (tk::warpgroup::mma: 16, 32, 64, 128 or 256 columns)");
+        check_full_warpgroup("wgmma.mma_async");
+        const int q = w_.id % 4;
+        const uint8_t flags = op0_->flag;
+        const bool a_regs = flags & wgmma_a_in_registers, ta = flags & wgmma_trans_a, tb = flags & wgmma_trans_b;
+        std::vector<uint32_t> rows;  // core-matrix rows read from shared memory, 8 per matrix
+        double A[16][16];
+        if (a_regs) {
+            for (int l = 0; l < 32; ++l) {
+                const uint32_t* a = static_cast<const uint32_t*>(lane_op(l).in[0]);
+                const int gid = l / 4, tig = l % 4;
+                for (int r = 0; r < 4; ++r) {  // mma.sync's A fragment
+                    const int row = gid + 8 * (r & 1), col = 2 * tig + 8 * (r >> 1);
+                    A[row][col] = bits16_to_float(uint16_t(a[r]), false);
+                    A[row][col + 1] = bits16_to_float(uint16_t(a[r] >> 16), false);
+                }
+            }
+        } else {
+            const Descriptor da = decode_descriptor(op0_->desc[0], "A");
+            for (int m = 0; m < 16; ++m)
+                for (int k = 0; k < 16; ++k) A[m][k] = bf16_at(b_.smem + operand_address(da, 16 * q + m, k, ta, "A", op0_->desc[0]));
+            for (int mg = 0; mg < 2; ++mg)  // this warp's 2 x 2 core matrices
+                for (int kg = 0; kg < 2; ++kg)
+                    for (int i = 0; i < 8; ++i)
+                        rows.push_back(ta ? operand_address(da, 16 * q + 8 * mg, 8 * kg + i, true, "A", op0_->desc[0])
+                                          : operand_address(da, 16 * q + 8 * mg + i, 8 * kg, false, "A", op0_->desc[0]));
+        }
+        const Descriptor db = decode_descriptor(op0_->desc[1], "B");
+        std::vector<double> B(size_t(16) * size_t(N));
+        for (int k = 0; k < 16; ++k)
+            for (int n = 0; n < N; ++n) B[size_t(k * N + n)] = bf16_at(b_.smem + operand_address(db, n, k, tb, "B", op0_->desc[1]));
+        if (q == 0)  // B is read once for the warpgroup: counted with its first warp
+            for (int ng = 0; ng < N / 8; ++ng)
+                for (int kg = 0; kg < 2; ++kg)
+                    for (int i = 0; i < 8; ++i)
+                        rows.push_back(tb ? operand_address(db, 8 * ng, 8 * kg + i, true, "B", op0_->desc[1])
+                                          : operand_address(db, 8 * ng + i, 8 * kg, false, "B", op0_->desc[1]));
+        // D: lane l holds, per 8-column group j, d[4j..4j+1] = (row l/4, cols 8j + 2(l%4) + 0..1), d[4j+2..3] = row l/4 + 8.
+        std::vector<double> D(size_t(16) * size_t(N), 0.0);
+        const bool accumulate = op0_->width != 0;
+        if (accumulate)
+            for (int l = 0; l < 32; ++l) {
+                const float* d = static_cast<const float*>(lane_op(l).out);
+                for (int j = 0; j < N / 8; ++j)
+                    for (int i = 0; i < 4; ++i) D[size_t((l / 4 + 8 * (i >> 1)) * N + 8 * j + 2 * (l % 4) + (i & 1))] = d[4 * j + i];
+            }
+        for (int m = 0; m < 16; ++m)
+            for (int k = 0; k < 16; ++k) {
+                const double av = A[m][k];
+                double* drow = &D[size_t(m * N)];
+                const double* brow = &B[size_t(k * N)];
+                for (int n = 0; n < N; ++n) drow[n] += av * brow[n];
+            }
+        for (int l = 0; l < 32; ++l) {
+            float* d = static_cast<float*>(lane_op(l).out);
+            for (int j = 0; j < N / 8; ++j)
+                for (int i = 0; i < 4; ++i) d[4 * j + i] = float(D[size_t((l / 4 + 8 * (i >> 1)) * N + 8 * j + 2 * (l % 4) + (i & 1))]);
+        }
+        record_rows16(rows);
+        // Asynchronous: the sub-partition's tensor pipe takes this warp's
+        // 16 x N x 16 multiply-adds at a quarter of the SM's rate; the result
+        // is ready `latency` after the pipe finishes. The warp goes on.
+        uint64_t& pipe = b_.tensor_free[w_.id % 4];
+        const uint64_t per_partition = uint64_t(std::max(4, cost_.wgmma_fma_per_cycle / 4));
+        const uint64_t cycles = (uint64_t(16) * uint64_t(N) * 16 + per_partition - 1) / per_partition;
+        pipe = std::max(t_, pipe) + cycles;
+        w_.wgmma_open = std::max(w_.wgmma_open, pipe + uint64_t(cost_.wgmma_latency));
+        w_.clock = t_ + cost_.issue_cycles;
+    }
+
+    void wgmma_wait() {
+        const size_t keep = op0_->arg;
+        while (w_.wgmma_groups.size() > keep) {
+            wait_until(w_.wgmma_groups.front(), Stall::long_scoreboard);
+            w_.wgmma_groups.erase(w_.wgmma_groups.begin());
+        }
+        w_.clock = t_ + cost_.issue_cycles;
+    }
+
+    // setmaxnreg: 24..256 in steps of 8, .inc never lowers and .dec never
+    // raises the limit, and the warps of a warpgroup ask the same counts in the same order.
+    void setmaxnreg() {
+        const uint32_t n = op0_->arg;
+        const bool inc = op0_->flag & 1;
+        const char* name = inc ? "setmaxnreg.inc" : "setmaxnreg.dec";
+        if (n < 24 || n > 256 || n % 8 != 0)
+            fault(*t0_, std::string(name) + " " + std::to_string(n) + ": the count must be 24..256 and a multiple of 8",
+                  "pass a multiple of 8 between 24 and 256");
+        check_full_warpgroup(name);
+        if (!w_.maxnreg.empty()) {
+            const uint32_t prev = w_.maxnreg.back().first;
+            if ((inc && n < prev) || (!inc && n > prev))
+                fault(*t0_, std::string(name) + " " + std::to_string(n) + " after a limit of " + std::to_string(prev) + " would " +
+                                (inc ? "lower" : "raise") + " it",
+                      inc ? "use decrease_registers to give registers up" : "use increase_registers to take registers");
+        }
+        const size_t nth = w_.maxnreg.size();
+        const int first = w_.id / 4 * 4;
+        for (int i = first; i < first + 4; ++i) {
+            const Warp& o = b_.warps[size_t(i)];
+            if (i == w_.id || o.maxnreg.size() <= nth) continue;
+            if (o.maxnreg[nth] != std::make_pair(n, inc))
+                fault(*t0_, std::string(name) + " " + std::to_string(n) + " is this warp's setmaxnreg number " + std::to_string(nth + 1) +
+                                ", but warp " + std::to_string(i) + " of its warpgroup asked " +
+                                (o.maxnreg[nth].second ? "setmaxnreg.inc " : "setmaxnreg.dec ") + std::to_string(o.maxnreg[nth].first) + " there",
+                      "every warp of a warpgroup must reallocate registers the same way (call it in warpgroup-uniform code)");
+        }
+        w_.maxnreg.emplace_back(n, inc);
+        w_.clock = t_ + cost_.issue_cycles;
+    }
+
     // A record when the first lane's registers or its live declarations
     // changed: a tile can die and another of the same size take its place.
     void record_registers() {
@@ -843,6 +1388,7 @@ uint32_t required_lanes(const Warp& w, const LaneOp& op) {
     switch (op.op) {
     case Op::shfl: case Op::syncwarp: return op.mask & w.exists;
     case Op::mma: case Op::ldmatrix: case Op::stmatrix: return w.exists;
+    case Op::wgmma: case Op::wgmma_fence: case Op::wgmma_commit: case Op::wgmma_wait: case Op::setmaxnreg: return w.exists;
     default: return w.live;
     }
 }
@@ -856,6 +1402,13 @@ public:
             Warp* next = nullptr;
             for (Warp& w : b_.warps)
                 if (w.state == WarpState::runnable && (!next || w.clock < next->clock)) next = &w;
+            // Asynchronous completions due by the next warp's clock happen
+            // first; with no warp runnable, the earliest one (it may release some).
+            if (!b_.async.empty() && (!next || b_.async.begin()->first.first <= next->clock)) {
+                auto node = b_.async.extract(b_.async.begin());
+                node.mapped()();
+                continue;
+            }
             if (!next) {
                 bool all_done = std::all_of(b_.warps.begin(), b_.warps.end(), [](const Warp& w) { return w.state == WarpState::done; });
                 if (all_done) break;
@@ -864,6 +1417,7 @@ public:
             if (++executed_ > options().max_block_instructions) report_instruction_limit();
             step(*next);
         }
+        check_transactions_settled();
         uint64_t end = 0;
         for (Warp& w : b_.warps) end = std::max(end, w.clock);
         b_.out->trace.cycles = end;
@@ -885,6 +1439,24 @@ private:
     StackPool& stacks_;
     const std::function<void()>& body_;
     uint64_t executed_ = 0;
+
+    // After the block: bytes that landed on a barrier with no expect_tx to
+    // count them leave its transaction count negative; the kernel waited on
+    // the wrong phase (the arrival completed it before the copy landed).
+    void check_transactions_settled() {
+        std::vector<uint32_t> addrs;
+        for (const auto& [addr, m] : b_.mbars)
+            if (m.tx < 0) addrs.push_back(addr);
+        if (addrs.empty()) return;
+        std::sort(addrs.begin(), addrs.end());  // deterministic: the lowest address
+        const MbarState& m = b_.mbars.at(addrs.front());
+        std::ostringstream s;
+        s << line_of(m.copy_file, m.copy_line) << ": error: kernel " << b_.kernel << ", " << block_name(b_.threads.front().ids.block)
+          << ": bulk copies completing on mbarrier " << hex(addrs.front()) << " delivered " << -m.tx
+          << " bytes that no expect_tx counted, so its phases completed without waiting for them (the data may have been read before it landed)."
+          << "\n  fix: expect each phase's bytes (tk::tma::expect<Tiles...>, arrive.expect_tx) before or with the phase's arrival";
+        throw SimError(ErrorKind::fault, s.str(), m.copy_file, m.copy_line);
+    }
 
     [[noreturn]] void report_instruction_limit() {
         std::ostringstream s;
@@ -979,9 +1551,17 @@ private:
             if (x.pending->line != y.pending->line) return x.pending->line < y.pending->line;
             return group_lane[a] < group_lane[c];
         });
+        // Lanes about to block on an mbarrier wait go last: the lanes still
+        // running may be the ones that complete the phase (a lane-0 arrive
+        // after the loop's wait, say), as they would on the GPU.
+        int deferred = -1;
         for (int i = 0; i < groups; ++i) {
             int g = order[i];
             const LaneOp& op = *w.lanes[group_lane[g]]->pending;
+            if (groups > 1 && deferred < 0 && op.op == Op::mbar_wait && would_block(op)) {
+                deferred = g;
+                continue;
+            }
             if (is_warp_sync(op.op)) {
                 uint32_t need = required_lanes(w, op);
                 if (need & ~w.live) report_divergence(w, groups, group_mask, group_lane, true);
@@ -992,7 +1572,17 @@ private:
             Executor(b_, w, group_mask[g]).run();
             return;
         }
+        if (deferred >= 0) {
+            Executor(b_, w, group_mask[deferred]).run();
+            return;
+        }
         report_divergence(w, groups, group_mask, group_lane, false);
+    }
+
+    // An mbarrier wait whose phase has not completed (it would park the warp).
+    bool would_block(const LaneOp& op) const {
+        auto it = b_.mbars.find(op.addr);
+        return it != b_.mbars.end() && (it->second.phase & 1) == (op.arg & 1);
     }
 
     [[noreturn]] void report_divergence(Warp& w, int groups, const uint32_t* mask, const int* lane, bool needs_exited) {
@@ -1028,8 +1618,15 @@ private:
                 auto it = b_.mbars.find(w.wait_addr);
                 s << "waits on mbarrier " << hex(w.wait_addr) << " phase parity " << w.wait_parity << " ("
                   << line_of(w.wait_file, w.wait_line) << ")";
-                if (it != b_.mbars.end())
-                    s << ", " << (it->second.expected - it->second.pending) << " of " << it->second.expected << " arrivals";
+                if (it != b_.mbars.end()) {
+                    const MbarState& m = it->second;
+                    s << ", " << (m.expected - m.pending) << " of " << m.expected << " arrivals";
+                    if (m.tx > 0)
+                        s << ", " << m.tx << " expected transaction bytes outstanding that no bulk copy in flight will deliver"
+                          << " (an expect_tx counted more than the copies issued on it)";
+                    else if (m.tx < 0)
+                        s << ", " << -m.tx << " bytes landed that no expect_tx counted (last copy: " << line_of(m.copy_file, m.copy_line) << ")";
+                }
                 if (!line) { file = w.wait_file; line = w.wait_line; }
                 break;
             }
