@@ -25,3 +25,4 @@
 #include "tk/ops/warp/debug/snapshot.h"
 #include "tk/ops/warp/debug/region.h"
 #include "tk/host/launch.h"
+#include "tk/host/timing.h"

@@ -9,26 +9,16 @@ namespace {
 using attention::Data;
 
 #if defined(TK_GPU)
-// Mean time of back-to-back launches (no synchronisation between them).
+// Mean time of back-to-back launches (tk::mean_launch_ms).
 template <int D, bool Causal>
-double time_ms(Data& d, int iters = 20) {
+double time_ms(Data& d) {
     using L = attention::layout<D, Causal>;
     const auto g = d.globals<D>();
-    attention::run<D, Causal>(g);  // warm-up; also raises the shared-memory limit
+    attention::run<D, Causal>(g);  // raises the shared-memory limit
     const int items = L::work_items(g);
     const dim3 grid(unsigned(items < tk::multiprocessors() ? items : tk::multiprocessors())), block((L::consumers + 1) * 128);
-    cudaEvent_t start, stop;
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-    cudaEventRecord(start);
-    for (int i = 0; i < iters; ++i) tk::producer_consumer::kernel<L><<<grid, block, tk::producer_consumer::shared_layout<L>::bytes>>>(g);
-    cudaEventRecord(stop);
-    tk::cuda_check(cudaEventSynchronize(stop), "attention timing");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return ms / iters;
+    return tk::mean_launch_ms([&] { tk::producer_consumer::kernel<L><<<grid, block, tk::producer_consumer::shared_layout<L>::bytes>>>(g); },
+                              "attention timing");
 }
 #endif
 

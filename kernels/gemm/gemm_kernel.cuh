@@ -78,23 +78,12 @@ void run(tk::gl<tk::bf16> A, tk::gl<tk::bf16> B, tk::gl<float> C) {
 }
 
 #if defined(TK_GPU)
-// Mean kernel time over `iters` back-to-back launches, after a warm-up (GPU only).
+// Mean kernel time of back-to-back launches (tk::mean_launch_ms; GPU only).
 template <int Swizzle>
-float time_ms(tk::gl<tk::bf16> A, tk::gl<tk::bf16> B, tk::gl<float> C, int iters = 20) {
+float time_ms(tk::gl<tk::bf16> A, tk::gl<tk::bf16> B, tk::gl<float> C) {
     const dim3 grid(unsigned(C.cols / BLOCK), unsigned(C.rows / BLOCK));
-    run<Swizzle>(A, B, C);  // warm-up; also raises the shared-memory limit
-    cudaEvent_t start, stop;
-    cudaEventCreate(&start);
-    cudaEventCreate(&stop);
-    cudaEventRecord(start);
-    for (int i = 0; i < iters; ++i) gemm_kernel<Swizzle><<<grid, THREADS, shared_bytes<Swizzle>()>>>(A, B, C);
-    cudaEventRecord(stop);
-    tk::cuda_check(cudaEventSynchronize(stop), "gemm timing");
-    float ms = 0;
-    cudaEventElapsedTime(&ms, start, stop);
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-    return ms / float(iters);
+    run<Swizzle>(A, B, C);  // raises the shared-memory limit
+    return float(tk::mean_launch_ms([&] { gemm_kernel<Swizzle><<<grid, THREADS, shared_bytes<Swizzle>()>>>(A, B, C); }, "gemm timing"));
 }
 #endif
 

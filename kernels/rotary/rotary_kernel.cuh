@@ -112,32 +112,14 @@ inline void run(const tensors& t) {
 }
 
 #if defined(TK_GPU)
-// Mean kernel time: back-to-back launches between CUDA events after a warm-up,
-// as many as fill 100 ms and at least 20 (GPU only).
+// Mean kernel time (tk::mean_launch_ms; GPU only).
 inline float time_ms(const tensors& t) {
     float result = 0;
     with_width(t.x.cols, [&](auto d) {
         constexpr int D = decltype(d)::value;
         const dim3 grid = grid_of<D>(t);
         auto launch = [&] { rotary_kernel<D><<<grid, THREADS>>>(t.x, t.cos_table, t.sin_table, t.out); };
-        cudaEvent_t start, stop;
-        cudaEventCreate(&start);
-        cudaEventCreate(&stop);
-        auto time_n = [&](int n) {
-            cudaEventRecord(start);
-            for (int i = 0; i < n; ++i) launch();
-            cudaEventRecord(stop);
-            tk::cuda_check(cudaEventSynchronize(stop), "rotary timing");
-            float ms = 0;
-            cudaEventElapsedTime(&ms, start, stop);
-            return ms;
-        };
-        time_n(3);  // warm-up
-        const float once = std::max(time_n(5) / 5, 1e-4f);
-        const int iters = std::max(20, int(100.0f / once));
-        result = time_n(iters) / float(iters);
-        cudaEventDestroy(start);
-        cudaEventDestroy(stop);
+        result = float(tk::mean_launch_ms(launch, "rotary timing"));
     });
     return result;
 }

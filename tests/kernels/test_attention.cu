@@ -2,20 +2,10 @@
 // causal and not, head dimension 64 and 128, through the program registry
 // (the data and launch `tklab run attention` uses).
 #include <catch2/catch.hpp>
+#include "support/gpu_arch.h"
 #include "kernels/attention/attention_data.cuh"
 
 namespace {
-
-bool hopper_here() {
-#if defined(TK_GPU)
-    int dev = 0, major = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    return major >= 9;
-#else
-    return true;
-#endif
-}
 
 void check(int b, int h, int n, int d, const char* variant, unsigned seed) {
     attention::Data g = attention::make_inputs({{"B", b}, {"H", h}, {"N", n}, {"D", d}}, seed);
@@ -29,7 +19,7 @@ void check(int b, int h, int n, int d, const char* variant, unsigned seed) {
 } // namespace
 
 TEST_CASE("attention forward matches a float64 reference", "[kernels][hopper][attention]") {
-    if (!hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
+    if (!tktest::hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
     for (const char* v : {"noncausal", "causal"}) {
         check(1, 2, 256, 64, v, 3);
         check(1, 1, 384, 128, v, 5);

@@ -2,22 +2,12 @@
 // outputs at small shapes (several work items per block, uneven bands), and on
 // the GPU a 4096^3 product checked at sampled entries.
 #include <catch2/catch.hpp>
+#include "support/gpu_arch.h"
 #include <random>
 #include "kernels/gemm_hopper/gemm_hopper_kernel.cuh"
 #include "support/test_data.h"
 
 namespace {
-
-bool hopper_here() {
-#if defined(TK_GPU)
-    int dev = 0, major = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    return major >= 9;
-#else
-    return true;
-#endif
-}
 
 struct Problem {
     int m, n, k;
@@ -36,7 +26,7 @@ struct Problem {
 } // namespace
 
 TEST_CASE("gemm_hopper matches a float64 reference", "[kernels][hopper]") {
-    if (!hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
+    if (!tktest::hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
     const int shapes[][3] = {{128, 256, 64}, {256, 512, 192}, {384, 256, 128}};
     uint32_t seed = 1;
     for (const bool direct : {false, true})
@@ -51,7 +41,7 @@ TEST_CASE("gemm_hopper matches a float64 reference", "[kernels][hopper]") {
 
 #if defined(TK_GPU)
 TEST_CASE("gemm_hopper at 4096^3, sampled entries", "[kernels][hopper]") {
-    if (!hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
+    if (!tktest::hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
     Problem p(4096, 4096, 4096, 77);
     const auto c = p.dc.download();
     std::mt19937 rng(5);

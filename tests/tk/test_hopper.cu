@@ -4,21 +4,11 @@
 // an mbarrier's transaction count. On the GPU this needs sm_90; elsewhere the
 // test is skipped.
 #include <catch2/catch.hpp>
+#include "support/gpu_arch.h"
 #include "tk/tk.h"
 #include "support/test_data.h"
 
 namespace {
-
-bool hopper_here() {
-#if defined(TK_GPU)
-    int dev = 0, major = 0;
-    cudaGetDevice(&dev);
-    cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev);
-    return major >= 9;
-#else
-    return true;
-#endif
-}
 
 constexpr size_t slack = 1024;  // the allocator aligns tiles to 1024 bytes
 
@@ -121,7 +111,7 @@ void check_tma(uint32_t seed) {
 } // namespace
 
 TEST_CASE("wgmma: the four transpose combinations, A and B in shared memory, 128-byte swizzle", "[tk][hopper]") {
-    if (!hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
+    if (!tktest::hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
     check_wgmma<64, 64, false, false>(11);
     check_wgmma<64, 64, false, true>(12);
     check_wgmma<64, 64, true, false>(13);
@@ -133,7 +123,7 @@ TEST_CASE("wgmma: the four transpose combinations, A and B in shared memory, 128
 }
 
 TEST_CASE("wgmma: 32- and 64-byte swizzles, and overwriting D (mm_*)", "[tk][hopper]") {
-    if (!hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
+    if (!tktest::hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
     check_wgmma<64, 32, false, false, true, false, tk::swizzle::b64>(21);
     check_wgmma<64, 32, false, true, true, false, tk::swizzle::b64>(22);
     check_wgmma<64, 32, true, false, true, false, tk::swizzle::b32>(23);
@@ -143,7 +133,7 @@ TEST_CASE("wgmma: 32- and 64-byte swizzles, and overwriting D (mm_*)", "[tk][hop
 }
 
 TEST_CASE("wgmma: A from registers", "[tk][hopper]") {
-    if (!hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
+    if (!tktest::hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
     check_wgmma<64, 64, false, false, true, true>(31);
     check_wgmma<64, 64, false, true, true, true>(32);
     check_wgmma<256, 32, false, true, false, true>(33);
@@ -151,7 +141,7 @@ TEST_CASE("wgmma: A from registers", "[tk][hopper]") {
 }
 
 TEST_CASE("bulk tensor copies: tiles with each swizzle land in the tile's layout and go back", "[tk][hopper][tma]") {
-    if (!hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
+    if (!tktest::hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
     check_tma<tk::st_bf<64, 64>>(41);                      // 128B swizzle
     check_tma<tk::st_bf<64, 128>>(42);                     // 128B, two column blocks
     check_tma<tk::st_bf<32, 32>>(43);                      // 64B
