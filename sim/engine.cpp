@@ -1743,6 +1743,9 @@ const ThreadIds& current_ids() {
 
 bool in_kernel() { return g_cur != nullptr; }
 
+// The simulated GPU's SM count, from the (cached) cost model runs use.
+int multiprocessors() { return cost_model(options().arch).sms; }
+
 char* dynamic_smem() {
     if (!g_cur) throw SimError(ErrorKind::usage, "dynamic shared memory requested outside a simulated kernel");
     return g_cur->warp->block->smem;

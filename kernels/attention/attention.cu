@@ -8,19 +8,6 @@ namespace {
 
 using attention::Data;
 
-#if defined(TK_GPU)
-// Mean time of back-to-back launches (tk::mean_launch_ms).
-template <int D, bool Causal>
-double time_ms(Data& d) {
-    using L = attention::layout<D, Causal>;
-    const auto g = d.globals<D>();
-    attention::run<D, Causal>(g);  // raises the shared-memory limit
-    const int items = L::work_items(g);
-    const dim3 grid(unsigned(items < tk::multiprocessors() ? items : tk::multiprocessors())), block((L::consumers + 1) * 128);
-    return tk::mean_launch_ms([&] { tk::producer_consumer::kernel<L><<<grid, block, tk::producer_consumer::shared_layout<L>::bytes>>>(g); },
-                              "attention timing");
-}
-#endif
 
 TKLAB_PROGRAM(attention, tk::host::program_def<Data>{
     .name = "attention",
@@ -38,8 +25,11 @@ TKLAB_PROGRAM(attention, tk::host::program_def<Data>{
     .time_ms = [](Data& g, const std::string& variant) -> double {
 #if defined(TK_GPU)
         const bool causal = variant == "causal";
-        if (g.d == 64) return causal ? time_ms<64, true>(g) : time_ms<64, false>(g);
-        return causal ? time_ms<128, true>(g) : time_ms<128, false>(g);
+        using tk::producer_consumer::time_ms;
+        if (g.d == 64) return causal ? time_ms<attention::layout<64, true>>("attention", g.globals<64>())
+                                     : time_ms<attention::layout<64, false>>("attention", g.globals<64>());
+        return causal ? time_ms<attention::layout<128, true>>("attention", g.globals<128>())
+                      : time_ms<attention::layout<128, false>>("attention", g.globals<128>());
 #else
         (void)g, (void)variant;
         return -1;

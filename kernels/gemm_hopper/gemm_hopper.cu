@@ -34,18 +34,6 @@ void run(Data& d, const std::string& variant) {
     else gemm_hopper::run<gemm_hopper::layout>(d.globals());
 }
 
-#if defined(TK_GPU)
-// Mean time of back-to-back launches (tk::mean_launch_ms).
-template <typename L>
-double time_ms(Data& d) {
-    const auto g = d.globals();
-    gemm_hopper::run<L>(g);  // raises the shared-memory limit
-    const int items = L::work_items(g);
-    const dim3 grid(unsigned(items < tk::multiprocessors() ? items : tk::multiprocessors())), block((L::consumers + 1) * 128);
-    return tk::mean_launch_ms([&] { tk::producer_consumer::kernel<L><<<grid, block, tk::producer_consumer::shared_layout<L>::bytes>>>(g); },
-                              "gemm_hopper timing");
-}
-#endif
 
 TKLAB_PROGRAM(gemm_hopper, tk::host::program_def<Data>{
     .name = "gemm_hopper",
@@ -64,7 +52,8 @@ TKLAB_PROGRAM(gemm_hopper, tk::host::program_def<Data>{
     .flops = [](const tk::host::dims_t& d) { return 2.0 * d.at("M") * d.at("N") * d.at("K"); },
     .time_ms = [](Data& d, const std::string& variant) -> double {
 #if defined(TK_GPU)
-        return variant == "direct_store" ? time_ms<gemm_hopper::layout_direct>(d) : time_ms<gemm_hopper::layout>(d);
+        return variant == "direct_store" ? tk::producer_consumer::time_ms<gemm_hopper::layout_direct>("gemm_hopper", d.globals())
+                                           : tk::producer_consumer::time_ms<gemm_hopper::layout>("gemm_hopper", d.globals());
 #else
         (void)d, (void)variant;
         return -1;

@@ -26,6 +26,7 @@
 //   tk::producer_consumer::launch<L>(name, globals);
 #pragma once
 #include "tk/host/launch.h"
+#include "tk/host/timing.h"
 #include "tk/ops/sync/semaphore.h"
 #include "tk/ops/warpgroup/warpgroup.h"
 #include "tk/types/shared/allocator.h"
@@ -96,15 +97,34 @@ __global__ void __launch_bounds__((L::consumers + 1) * 128, 1) kernel(const __gr
     }
 }
 
-// Launches a persistent grid: one block per SM, or fewer when there are fewer
-// work items. Internal linkage, like tk::launch (tk/host/launch.h says why).
+// The persistent grid: one block per SM, or fewer when there are fewer work
+// items; and the block: the producer warpgroup and the consumers.
+template <typename L>
+dim3 grid(const typename L::globals& g) {
+    const int items = L::work_items(g);
+    return dim3(unsigned(items < multiprocessors() ? items : multiprocessors()));
+}
+template <typename L>
+inline constexpr unsigned threads = unsigned((L::consumers + 1) * 128);
+
+// Launching the kernel (and waiting for it), and timing it. Internal
+// linkage, like tk::launch (tk/host/launch.h says why).
 namespace {
 template <typename L>
 void launch(const char* name, const typename L::globals& g) {
-    const int items = L::work_items(g);
-    const int blocks = items < multiprocessors() ? items : multiprocessors();
-    tk::launch(name, kernel<L>, dim3(unsigned(blocks)), dim3(unsigned((L::consumers + 1) * 128)), shared_layout<L>::bytes, g);
+    tk::launch(name, kernel<L>, grid<L>(g), dim3(threads<L>), shared_layout<L>::bytes, g);
 }
+
+#if defined(TK_GPU)
+// The mean time of back-to-back launches (tk::mean_launch_ms), after one
+// launch through launch() (which raises the shared-memory limit).
+template <typename L>
+double time_ms(const char* name, const typename L::globals& g) {
+    launch<L>(name, g);
+    const dim3 blocks = grid<L>(g);
+    return mean_launch_ms([&] { kernel<L><<<blocks, threads<L>, shared_layout<L>::bytes>>>(g); }, name);
+}
+#endif
 } // namespace
 
 } // namespace tk::producer_consumer

@@ -114,40 +114,35 @@ TK_DEVICE void mma_rs(D& d, const A& a, const B& b, bool accumulate, const src_l
 
 template <typename A> inline constexpr bool in_registers = !is_shared_tile_v<A>;
 
+// Every public form: A from registers (then never transposed) or shared memory.
+template <bool TransA, bool TransB, typename D, typename A, typename B>
+TK_DEVICE void mma(D& d, const A& a, const B& b, bool accumulate, const src_loc& loc) {
+    if constexpr (in_registers<A>) {
+        static_assert(!TransA, "tk::warpgroup::mma_At*: a transposed A must be a shared tile (wgmma reads registers only as A untransposed)");
+        mma_rs<TransB>(d, a, b, accumulate, loc);
+    } else {
+        mma_ss<TransA, TransB>(d, a, b, accumulate, loc);
+    }
+}
+
 } // namespace detail
 
 template <typename D, typename A, typename B>
-TK_DEVICE void mma_AB(D& d, const A& a, const B& b, TK_LOC) {
-    TK_OP("warpgroup_mma_AB");
-    if constexpr (detail::in_registers<A>) detail::mma_rs<true>(d, a, b, true, loc);
-    else detail::mma_ss<false, true>(d, a, b, true, loc);
-}
+TK_DEVICE void mma_AB(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mma_AB"); detail::mma<false, true>(d, a, b, true, loc); }
 template <typename D, typename A, typename B>
-TK_DEVICE void mm_AB(D& d, const A& a, const B& b, TK_LOC) {
-    TK_OP("warpgroup_mm_AB");
-    if constexpr (detail::in_registers<A>) detail::mma_rs<true>(d, a, b, false, loc);
-    else detail::mma_ss<false, true>(d, a, b, false, loc);
-}
+TK_DEVICE void mm_AB(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mm_AB"); detail::mma<false, true>(d, a, b, false, loc); }
 template <typename D, typename A, typename B>
-TK_DEVICE void mma_ABt(D& d, const A& a, const B& b, TK_LOC) {
-    TK_OP("warpgroup_mma_ABt");
-    if constexpr (detail::in_registers<A>) detail::mma_rs<false>(d, a, b, true, loc);
-    else detail::mma_ss<false, false>(d, a, b, true, loc);
-}
+TK_DEVICE void mma_ABt(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mma_ABt"); detail::mma<false, false>(d, a, b, true, loc); }
 template <typename D, typename A, typename B>
-TK_DEVICE void mm_ABt(D& d, const A& a, const B& b, TK_LOC) {
-    TK_OP("warpgroup_mm_ABt");
-    if constexpr (detail::in_registers<A>) detail::mma_rs<false>(d, a, b, false, loc);
-    else detail::mma_ss<false, false>(d, a, b, false, loc);
-}
+TK_DEVICE void mm_ABt(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mm_ABt"); detail::mma<false, false>(d, a, b, false, loc); }
 template <typename D, typename A, typename B>
-TK_DEVICE void mma_AtB(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mma_AtB"); detail::mma_ss<true, true>(d, a, b, true, loc); }
+TK_DEVICE void mma_AtB(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mma_AtB"); detail::mma<true, true>(d, a, b, true, loc); }
 template <typename D, typename A, typename B>
-TK_DEVICE void mm_AtB(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mm_AtB"); detail::mma_ss<true, true>(d, a, b, false, loc); }
+TK_DEVICE void mm_AtB(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mm_AtB"); detail::mma<true, true>(d, a, b, false, loc); }
 template <typename D, typename A, typename B>
-TK_DEVICE void mma_AtBt(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mma_AtBt"); detail::mma_ss<true, false>(d, a, b, true, loc); }
+TK_DEVICE void mma_AtBt(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mma_AtBt"); detail::mma<true, false>(d, a, b, true, loc); }
 template <typename D, typename A, typename B>
-TK_DEVICE void mm_AtBt(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mm_AtBt"); detail::mma_ss<true, false>(d, a, b, false, loc); }
+TK_DEVICE void mm_AtBt(D& d, const A& a, const B& b, TK_LOC) { TK_OP("warpgroup_mm_AtBt"); detail::mma<true, false>(d, a, b, false, loc); }
 
 // Orders this warp's writes to d (e.g. zero(d), a rescale) before the next
 // wgmma reads it. mma_* calls fence already; this is for explicit use.
