@@ -4,6 +4,7 @@
 // records what the hardware would have done.
 #include "sim/simulator.h"
 #include "sim/banks.h"
+#include "sim/bug_finders/shared_shadow.h"
 #include "sim/cuda_shim.h"
 
 #include <boost/context/fiber.hpp>
@@ -86,17 +87,69 @@ Options& options() {
     return o;
 }
 
+const char* error_kind_name(ErrorKind k) {
+    switch (k) {
+    case ErrorKind::fault: return "fault";
+    case ErrorKind::deadlock: return "deadlock";
+    case ErrorKind::divergence: return "divergence";
+    case ErrorKind::kernel_exception: return "kernel_exception";
+    case ErrorKind::usage: return "usage";
+    case ErrorKind::instruction_limit: return "instruction_limit";
+    case ErrorKind::race: return "race";
+    case ErrorKind::uninitialized_read: return "uninitialized_read";
+    case ErrorKind::sync_misuse: return "sync_misuse";
+    }
+    return "error";
+}
+
+bool parse_checks(const std::string& list, Options::Checks& out, std::string& error) {
+    Options::Checks c{false, false, false};
+    std::stringstream in(list);
+    std::string name;
+    while (std::getline(in, name, ',')) {
+        if (name == "all") c = Options::Checks{};
+        else if (name == "none") c = Options::Checks{false, false, false};
+        else if (name == "races") c.races = true;
+        else if (name == "uninit") c.uninit = true;
+        else if (name == "sync") c.sync = true;
+        else {
+            error = "unknown bug finder '" + name + "': use all, none, or a comma-separated list of races, uninit and sync";
+            return false;
+        }
+    }
+    out = c;
+    return true;
+}
+
 // ---------------------------------------------------------------- global memory registry
 
 namespace {
-struct Allocation { uintptr_t base; size_t bytes; std::string name; };
+struct Allocation {
+    uintptr_t base;
+    size_t bytes;
+    std::string name;
+    // One bit per byte: written by the host (an upload) or by a kernel. Blocks
+    // on several host threads may set bits of one byte at once: atomic.
+    std::shared_ptr<uint8_t[]> written;
+    void mark(uintptr_t a, size_t n) const {
+        for (size_t i = a - base, end = i + n; i < end; ++i)
+            std::atomic_ref<uint8_t>(written[i / 8]).fetch_or(uint8_t(1u << (i % 8)), std::memory_order_relaxed);
+    }
+    // The first byte of [a, a + n) nothing wrote, or none.
+    std::optional<uintptr_t> first_unwritten(uintptr_t a, size_t n) const {
+        for (size_t i = a - base, end = i + n; i < end; ++i)
+            if (!(std::atomic_ref<uint8_t>(written[i / 8]).load(std::memory_order_relaxed) >> (i % 8) & 1)) return base + i;
+        return std::nullopt;
+    }
+};
 std::mutex g_alloc_mu;
-std::map<uintptr_t, Allocation> g_allocs;  // read-only while a kernel runs
+std::map<uintptr_t, Allocation> g_allocs;  // read-only while a kernel runs (but for the written bits)
 } // namespace
 
 void register_global(const void* p, size_t bytes, const std::string& name) {
     std::lock_guard lk(g_alloc_mu);
-    g_allocs[uintptr_t(p)] = {uintptr_t(p), bytes, name};
+    std::shared_ptr<uint8_t[]> written(new uint8_t[(bytes + 7) / 8]());
+    g_allocs[uintptr_t(p)] = {uintptr_t(p), bytes, name, std::move(written)};
 }
 void unregister_global(const void* p) {
     std::lock_guard lk(g_alloc_mu);
@@ -126,6 +179,18 @@ std::string describe_nearest_allocation(uintptr_t p) {
     if (g_allocs.empty()) s << "; no global memory is registered (allocate with tk::device_buffer)";
     return s.str();
 }
+
+} // namespace
+
+void mark_global_written(const void* p, size_t bytes) {
+    std::lock_guard lk(g_alloc_mu);
+    if (!bytes) return;
+    const Allocation* a = find_allocation(uintptr_t(p), bytes);
+    if (!a) throw SimError(ErrorKind::usage, "mark_global_written: " + std::to_string(bytes) + " bytes at an address no registered allocation holds");
+    a->mark(uintptr_t(p), bytes);
+}
+
+namespace {
 
 // ---------------------------------------------------------------- fiber stacks
 
@@ -216,7 +281,7 @@ struct Thread {
 
 enum class WarpState { runnable, at_barrier, at_mbarrier, done };
 
-struct AsyncCopy { uint32_t smem; uint32_t bytes; uint8_t data[16]; };
+struct AsyncCopy { uint32_t smem; uint32_t bytes; uint8_t data[16]; uint8_t lane; uint32_t site; };
 struct AsyncGroup { uint64_t complete = 0; std::vector<AsyncCopy> copies; };
 
 struct Warp {
@@ -245,6 +310,13 @@ struct Warp {
     uint64_t wgmma_open = 0;               // completion of the wgmmas since the last commit
     std::vector<uint64_t> wgmma_groups;    // committed wgmma groups' completions, oldest first
     std::vector<std::pair<uint32_t, bool>> maxnreg;  // setmaxnreg counts (and .inc) in program order
+    // Bug finders: what this warp has acquired (its own entry: its epoch now),
+    // its instruction count, and the epochs of its bulk copies and wgmma groups.
+    bugs::VectorClock hb;
+    uint32_t seq = 0;
+    uint32_t copies = 0;                      // bulk copies issued (each its own epoch of the copy engine agent)
+    uint32_t wgmma_commits = 0;               // the open wgmma group is epoch wgmma_commits + 1
+    std::vector<uint32_t> wgmma_group_epochs; // committed groups' epochs, oldest first (beside wgmma_groups)
 };
 
 struct BarrierState {
@@ -253,6 +325,10 @@ struct BarrierState {
     uint64_t last_arrival = 0;
     int last_warp = 0;
     std::vector<int> waiters;
+    uint32_t arrived_warps = 0;        // which warps arrived in this generation
+    const char* first_file = "";       // the first arrival's kernel line
+    int first_line = 0;
+    bugs::VectorClock clock;           // the arrivals' clocks, joined
 };
 
 struct MbarState {
@@ -266,6 +342,11 @@ struct MbarState {
     uint64_t in_flight = 0;  // bytes of bulk copies issued on it that have not landed
     const char* copy_file = "";  // kernel line of the last bulk copy issued on it
     int copy_line = 0;
+    const char* init_file = "";  // where it was initialised
+    int init_line = 0;
+    uint32_t arrivers = 0;       // warps that have arrived on it (or expected bytes), ever: the wait-for picture
+    bugs::VectorClock clock;      // the current phase's arrivals and copies, joined
+    bugs::VectorClock completed;  // what the last completed phase released
 };
 
 thread_local Thread* g_cur = nullptr;
@@ -330,6 +411,8 @@ struct Block {
     // pass) -> BlockTrace::regions index.
     using RegionKey = std::tuple<const char*, int, uint32_t>;
     std::vector<std::map<RegionKey, size_t>> pending_regions;  // by warp
+    bugs::SharedShadow* shadow = nullptr;  // races and uninitialised reads of shared memory
+    Options::Checks checks;
 };
 
 // Regions still open when the block stops (a fault, or a lane that never left)
@@ -355,13 +438,18 @@ std::string line_of(const char* file, int line) {
     return s.str();
 }
 
-[[noreturn]] void fault_at(const char* file, int line, const std::string& who, const std::string& what, const std::string& fix) {
+[[noreturn]] void fault_at(const char* file, int line, const std::string& who, const std::string& what, const std::string& fix,
+                           ErrorKind kind = ErrorKind::fault) {
     std::ostringstream s;
     s << line_of(file, line) << ": error: " << what << " (" << who << ").\n  fix: " << fix;
-    throw SimError(ErrorKind::fault, s.str(), file, line);
+    throw SimError(kind, s.str(), file, line);
 }
 [[noreturn]] void fault(const Thread& t, const std::string& what, const std::string& fix) {
     fault_at(t.kfile, t.kline, where(t), what, fix);
+}
+// A misuse of a barrier or mbarrier: the same report, its own kind.
+[[noreturn]] void fault_kind(ErrorKind kind, const Thread& t, const std::string& what, const std::string& fix) {
+    fault_at(t.kfile, t.kline, where(t), what, fix, kind);
 }
 
 std::string hex(uint64_t v) {
@@ -397,6 +485,75 @@ void check_global(const Thread& t, const void* p, uint32_t bytes, const char* wh
         s << "misaligned global-memory " << what << " of " << bytes << " bytes at address " << hex(a);
         fault(t, s.str(), "align the address to the access width (" + std::to_string(bytes) + " bytes)");
     }
+}
+
+// ---------------------------------------------------------------- bug finders' reports
+
+// A finding names instructions by site: the event's location id and its op.
+uint32_t make_site(uint32_t loc, Op op) { return (loc << 8) | uint32_t(op); }
+std::pair<const char*, int> site_line(const Block& b, uint32_t site) { return b.out->locs.list.at(site >> 8); }
+Op site_op(uint32_t site) { return Op(site & 0xff); }
+
+std::string agent_name(const Block& b, int agent, int lane) {
+    const bugs::Agents& ag = b.shadow->agents();
+    const int owner = ag.owner(agent);
+    switch (ag.kind(agent)) {
+    case bugs::Agents::Kind::warp: return "warp " + std::to_string(owner) + " lane " + std::to_string(lane);
+    case bugs::Agents::Kind::copy_engine: return "a bulk copy issued by warp " + std::to_string(owner);
+    case bugs::Agents::Kind::tensor_cores:
+        return "the wgmma of warpgroup " + std::to_string(owner) + " (warps " + std::to_string(4 * owner) + "-" +
+               std::to_string(4 * owner + 3) + "), reading its operands,";
+    }
+    return "?";
+}
+
+// Why nothing orders the two accesses, and what would.
+std::pair<std::string, std::string> race_cause(const Block& b, int earlier, int now, bool earlier_writes) {
+    using K = bugs::Agents::Kind;
+    const bugs::Agents& ag = b.shadow->agents();
+    const K e = ag.kind(earlier), n = ag.kind(now);
+    if (e == K::tensor_cores)
+        return {"wgmma reads its shared operands until a wgmma wait retires its group, and no such wait orders the read before this access",
+                "wait for the group (tk::warpgroup::mma_async_wait) before writing the tiles it reads or releasing their stage "
+                "(arrive on the stage's 'empty' mbarrier only after the wait)"};
+    if (e == K::copy_engine)
+        return {"the bulk copy lands asynchronously, and nothing waited on the mbarrier phase its bytes complete",
+                "wait on the copy's mbarrier (tk::wait with the right phase) before touching the tile"};
+    if (n == K::copy_engine)
+        return {std::string("the copy was issued before the ") + (earlier_writes ? "write" : "read") +
+                    " was finished with: nothing orders that access before the copy's issue",
+                "release the stage after its last use (the users arrive on an 'empty' mbarrier) and make the producer wait on "
+                "it before issuing the next copy into the stage"};
+    if (e == K::warp && n == K::warp && earlier == now)
+        return {"two lanes of one warp, with no __syncwarp() or other warp-synchronous instruction between the accesses",
+                "put __syncwarp() (tk::arch::syncwarp) between them"};
+    return {"different warps, with no barrier (__syncthreads, bar.sync) or mbarrier phase ordering them",
+            "synchronise between them: __syncthreads() (or a named barrier for the warps involved), or arrive on an mbarrier "
+            "after the first and wait on it before the second"};
+}
+
+[[noreturn]] void report_finding(const Block& b, const bugs::Finding& f, const bugs::Accessor& who, Op op, const char* file,
+                                 int line, const std::string& block, const char* space = "shared") {
+    std::ostringstream s;
+    const auto verb = [](Op o, bool writes) -> std::string {
+        return std::string(writes ? "writes" : "reads") + " (" + op_name(o) + ")";
+    };
+    std::string fix;
+    if (f.kind == bugs::Finding::Kind::uninitialized) {
+        s << line_of(file, line) << ": error: read of " << space << " memory nothing wrote: " << agent_name(b, who.agent, who.lane)
+          << " of " << block << " " << verb(op, false) << " byte " << hex(f.addr) << ", which nothing has written since the block began";
+        fix = "write or load the tile before reading it -- shared memory starts as garbage on the GPU, not zeros; check the loop "
+              "bounds and that the load (and its wait) comes first";
+        throw SimError(ErrorKind::uninitialized_read, s.str() + ".\n  fix: " + fix, file, line);
+    }
+    const char* kind = f.earlier_writes ? (f.current_writes ? "write after write" : "read after write") : "write after read";
+    const auto [ef, el] = site_line(b, f.earlier.site);
+    const auto [cause, how] = race_cause(b, f.earlier.agent, who.agent, f.earlier_writes);
+    s << line_of(file, line) << ": error: shared-memory race (" << kind << ") at shared address " << hex(f.addr) << " in " << block
+      << ":\n  now:     " << agent_name(b, who.agent, who.lane) << " " << verb(op, f.current_writes) << " at " << line_of(file, line)
+      << "\n  earlier: " << agent_name(b, f.earlier.agent, f.earlier.lane) << " " << verb(site_op(f.earlier.site), f.earlier_writes)
+      << " at " << line_of(ef, el) << "\n  nothing orders them: " << cause << ".\n  fix: " << how;
+    throw SimError(ErrorKind::race, s.str(), file, line);
 }
 
 // ---------------------------------------------------------------- the executor
@@ -473,6 +630,8 @@ void resume_waiter(Block& b, Warp& w, uint64_t release, Stall why) {
 void complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int releaser) {
     m.phase += 1;
     m.pending = m.expected;
+    m.completed = m.clock;  // what a wait on this phase acquires
+    std::fill(m.clock.begin(), m.clock.end(), 0u);
     for (Warp& w : b.warps) {
         if (w.state != WarpState::at_mbarrier || w.wait_addr != addr) continue;
         if ((m.phase & 1) == w.wait_parity) continue;  // still waiting for a later phase
@@ -486,6 +645,7 @@ void complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int relea
         r.phase = m.phase - 1;
         r.loc = b.out->locs(w.wait_file, w.wait_line);
         b.out->trace.barriers.push_back(r);
+        bugs::join(w.hb, m.completed);
         resume_waiter(b, w, r.release, Stall::mbarrier);
     }
 }
@@ -552,6 +712,8 @@ public:
     void run() {
         Op op = op0_->op;
         begin_event(op);
+        seq_ = ++w_.seq;
+        site_ = make_site(trace().events[ev_].loc, op);
         if (consumes_loads(op)) wait_until(w_.load_ready, w_.load_stall);
         switch (op) {
         case Op::ld_shared: case Op::st_shared: shared_access(op); break;
@@ -578,6 +740,7 @@ public:
         case Op::wgmma: wgmma(); break;
         case Op::wgmma_commit:
             w_.wgmma_groups.push_back(std::max(w_.wgmma_open, t_));
+            w_.wgmma_group_epochs.push_back(++w_.wgmma_commits);
             w_.wgmma_open = 0;
             w_.clock = t_ + cost_.issue_cycles;
             break;
@@ -585,6 +748,9 @@ public:
         case Op::setmaxnreg: setmaxnreg(); break;
         case Op::count_: break;
         }
+        // Lanes that execute a warp-synchronous instruction together are
+        // ordered with each other from here on (the race finder's view).
+        if (b_.shadow && is_warp_sync(op)) b_.shadow->warp_sync(w_.id, seq_, op == Op::syncwarp || op == Op::shfl ? mask_ & op0_->mask : mask_);
         finish_event();
         w_.last_op = op;
         w_.last_file = t0_->kfile;
@@ -603,6 +769,45 @@ private:
     LaneOp* op0_ = nullptr;
     uint64_t t_ = 0;         // the cycle the instruction can issue
     int ev_ = 0;  // this instruction's event
+    uint32_t seq_ = 0;   // the warp's instruction number
+    uint32_t site_ = 0;  // this instruction, as findings name it
+
+    // ---- bug finders
+    bugs::Accessor lane_accessor(int l) const {
+        return {w_.id, l, w_.hb.empty() ? 0u : w_.hb[size_t(w_.id)], seq_, &w_.hb, site_};
+    }
+    void shadow_access(const bugs::Accessor& who, uint32_t addr, uint32_t bytes, bool write, const Thread& t) {
+        if (!b_.shadow) return;
+        if (auto f = b_.shadow->access(who, addr, bytes, write)) report_finding(b_, *f, who, op0_->op, t.kfile, t.kline, block_name(t.ids.block));
+    }
+    // A read of global memory: every byte must have been written (by an upload or a kernel).
+    void check_global_written(const Thread& t, const void* p, uint64_t bytes, const char* what) {
+        if (!b_.checks.uninit) return;
+        const uintptr_t a = uintptr_t(p);
+        const Allocation* al = find_allocation(a, bytes);
+        if (!al) return;  // bounds are check_global's
+        if (auto bad = al->first_unwritten(a, bytes)) {
+            std::ostringstream s;
+            s << "read of global memory nothing wrote: " << what << " of " << bytes << " bytes at " << hex(a) << " reads byte " << hex(*bad)
+              << " (byte " << (*bad - al->base) << " of '" << al->name << "'), which neither the host (an upload) nor a kernel has written";
+            std::ostringstream m;
+            m << line_of(t.kfile, t.kline) << ": error: " << s.str() << " (" << where(t) << ").\n  fix: "
+              << "upload the buffer before the launch (tk::device_buffer(n, values) or upload()) or write it in an earlier kernel; "
+                 "fresh device memory is garbage, not zeros";
+            throw SimError(ErrorKind::uninitialized_read, m.str(), t.kfile, t.kline);
+        }
+    }
+    void mark_global(const void* p, uint64_t bytes) {
+        const uintptr_t a = uintptr_t(p);
+        if (const Allocation* al = find_allocation(a, bytes)) al->mark(a, bytes);
+    }
+    // Synchronisation, as the race finder sees it: a release publishes this
+    // warp's clock (and starts its next epoch), an acquire joins one.
+    void release_into(bugs::VectorClock& into) {
+        if (!b_.shadow) return;
+        bugs::join(into, w_.hb);
+        ++w_.hb[size_t(w_.id)];
+    }
 
     BlockTrace& trace() { return b_.out->trace; }
     LaneOp& lane_op(int l) { return *w_.lanes[l]->pending; }
@@ -674,6 +879,7 @@ private:
             addr[l] = lane_op(l).addr;
             check_shared(b_, lane(l), addr[l], bytes, load ? "load" : "store");
         });
+        for_lanes([&](int l) { shadow_access(lane_accessor(l), addr[l], bytes, !load, lane(l)); });
         BankAnalysis ba = analyze_access(mask_, addr, int(bytes));
         uint64_t end = use_smem_pipe(ba.wavefronts);
         for_lanes([&](int l) {
@@ -696,6 +902,8 @@ private:
             addr[l] = lane_op(l).addr;
             check_shared(b_, lane(l), addr[l], 16, load ? "ldmatrix row read" : "stmatrix row write");
         }
+        for (int l = 0; l < 32; ++l)
+            if (need >> l & 1) shadow_access(lane_accessor(l), addr[l], 16, !load, lane(l));
         BankAnalysis ba = analyze_matrix(mask_, addr, n);
         uint64_t end = use_smem_pipe(ba.wavefronts);
         // Matrix i, row r lives at addr[8i+r] as 8 16-bit values.
@@ -785,18 +993,28 @@ private:
         const int id = int(op0_->addr);
         const int count = int(op0_->arg);
         if (id < 0 || id > 15)
-            fault(*t0_, "barrier id " + std::to_string(id) + " is out of range", "use barrier ids 0..15");
+            fault_kind(ErrorKind::sync_misuse, *t0_, "barrier id " + std::to_string(id) + " is out of range", "use barrier ids 0..15");
         const int block_threads = int(b_.warps.size()) * 32;
         const int expected = count == 0 ? block_threads : count;
         if (count % 32 != 0 || expected > block_threads)
-            fault(*t0_, "barrier " + std::to_string(id) + " thread count " + std::to_string(count) +
+            fault_kind(ErrorKind::sync_misuse, *t0_, "barrier " + std::to_string(id) + " thread count " + std::to_string(count) +
                         " is not a multiple of 32 no greater than the block's " + std::to_string(block_threads) + " threads",
                   "pass a multiple of the warp size (32) up to the block size");
         BarrierState& bar = b_.bars[id];
         if (bar.expected != 0 && bar.expected != expected)
-            fault(*t0_, "barrier " + std::to_string(id) + " used with thread count " + std::to_string(expected) +
+            fault_kind(ErrorKind::sync_misuse, *t0_, "barrier " + std::to_string(id) + " used with thread count " + std::to_string(expected) +
                         " while other warps wait on it with " + std::to_string(bar.expected),
                   "give every bar.sync/bar.arrive on one barrier id the same thread count");
+        if (b_.checks.sync && (bar.arrived_warps >> w_.id & 1))
+            fault_kind(ErrorKind::sync_misuse, *t0_,
+                       "warp " + std::to_string(w_.id) + " arrived at barrier " + std::to_string(id) + " a second time before it released (" +
+                           std::to_string(bar.arrived) + " of " + std::to_string(expected) + " threads arrived; the first arrival was at " +
+                           line_of(bar.first_file, bar.first_line) + ")",
+                       "give the barrier the thread count of the warps that really use it, and let each warp arrive once per use "
+                       "(a bar.arrive in a loop needs a matching bar.sync by the others each time)");
+        if (bar.arrived == 0) { bar.first_file = t0_->kfile; bar.first_line = t0_->kline; }
+        bar.arrived_warps |= 1u << w_.id;
+        release_into(bar.clock);
         bar.expected = expected;
         bar.arrived += 32;
         if (t_ >= bar.last_arrival) { bar.last_arrival = t_; bar.last_warp = w_.id; }
@@ -818,6 +1036,7 @@ private:
         const uint64_t release = bar.last_arrival + cost_.barrier_latency;
         for (int wid : bar.waiters) {
             Warp& w = b_.warps[wid];
+            if (b_.shadow) bugs::join(w.hb, bar.clock);
             BarrierRecord r;
             r.arrive = w.wait_since;
             r.release = release;
@@ -840,7 +1059,8 @@ private:
             LaneOp& o = lane_op(l);
             check_shared(b_, lane(l), o.addr, bytes, "cp.async destination");
             check_global(lane(l), o.gptr, bytes, "cp.async source");
-            AsyncCopy c{o.addr, bytes, {}};
+            check_global_written(lane(l), o.gptr, bytes, "a cp.async source read");
+            AsyncCopy c{o.addr, bytes, {}, uint8_t(l), site_};
             std::memcpy(c.data, o.gptr, bytes);  // the source as it is at issue
             w_.open.copies.push_back(c);
         });
@@ -853,7 +1073,19 @@ private:
         while (w_.groups.size() > keep) {
             AsyncGroup& g = w_.groups.front();
             wait_until(g.complete, Stall::long_scoreboard);
-            for (const AsyncCopy& c : g.copies) std::memcpy(b_.smem + c.smem, c.data, c.bytes);
+            for (const AsyncCopy& c : g.copies) {
+                // The copy's write happens here, where the simulator lands it,
+                // and is the issuing lane's, named by the cp.async's line.
+                if (b_.shadow) {
+                    bugs::Accessor who = lane_accessor(c.lane);
+                    who.site = c.site;
+                    if (auto f = b_.shadow->access(who, c.smem, c.bytes, true)) {
+                        const auto [file, line] = site_line(b_, c.site);
+                        report_finding(b_, *f, who, Op::cp_async, file, line, block_name(t0_->ids.block));
+                    }
+                }
+                std::memcpy(b_.smem + c.smem, c.data, c.bytes);
+            }
             w_.groups.erase(w_.groups.begin());
         }
         w_.clock = t_ + cost_.issue_cycles;
@@ -880,29 +1112,67 @@ private:
                 LaneOp& o = lane_op(l);
                 check_shared(b_, lane(l), o.addr, 8, "mbarrier init");
                 if (o.arg == 0) fault(lane(l), "mbarrier initialised with an arrival count of 0", "pass the number of threads that arrive per phase");
-                b_.mbars[o.addr] = MbarState{o.arg, o.arg, 0};
+                // The initialisation is a write: threads that use the barrier
+                // must be ordered after it (a block sync after init).
+                shadow_access(lane_accessor(l), o.addr, 8, true, lane(l));
+                MbarState m;
+                m.expected = m.pending = o.arg;
+                m.init_file = lane(l).kfile;
+                m.init_line = lane(l).kline;
+                b_.mbars[o.addr] = m;
             });
             break;
-        case Op::mbar_arrive:
+        case Op::mbar_arrive: {
+            // One warp instruction's arrivals completing several phases at
+            // once: more lanes arrived than the barrier counts per phase.
+            std::map<uint32_t, uint32_t> phase_before;
+            for_lanes([&](int l) { phase_before.try_emplace(lane_op(l).addr, mbar_at(l, lane_op(l).addr).phase); });
             for_lanes([&](int l) {
                 const uint32_t addr = lane_op(l).addr;
                 MbarState& m = mbar_at(l, addr);
+                shadow_access(lane_accessor(l), addr, 8, false, lane(l));
                 if (m.pending == 0)
-                    fault(lane(l), "mbarrier " + hex(addr) + " received more arrivals than its phase counts (its bytes are still expected)",
-                          "arrive once per thread counted at init, and expect the phase's bytes before its last arrival");
+                    fault_kind(ErrorKind::sync_misuse, lane(l),
+                               "mbarrier " + hex(addr) + " (initialised at " + line_of(m.init_file, m.init_line) + " for " +
+                                   std::to_string(m.expected) + " arrivals per phase) received more arrivals than its phase counts" +
+                                   (m.tx > 0 ? " (its bytes are still expected)" : ""),
+                               "arrive once per thread counted at init (one elected lane, if the count is per warp), and expect "
+                               "the phase's bytes before its last arrival");
                 --m.pending;
+                m.arrivers |= 1u << w_.id;
+                bugs::join(m.clock, w_.hb);
                 try_complete_phase(l, addr, m);
             });
+            if (b_.shadow) ++w_.hb[size_t(w_.id)];  // a release: the arrival published this epoch
+            for (const auto& [addr, before] : phase_before) {
+                const MbarState& m = b_.mbars.at(addr);
+                if (b_.checks.sync && m.phase - before > 1)
+                    fault_kind(ErrorKind::sync_misuse, *t0_,
+                               std::to_string(std::popcount(mask_)) + " lanes arrived at once on mbarrier " + hex(addr) + " (initialised at " +
+                                   line_of(m.init_file, m.init_line) + " for " + std::to_string(m.expected) + " arrival" +
+                                   (m.expected == 1 ? "" : "s") + " per phase): one instruction completed " + std::to_string(m.phase - before) +
+                                   " phases, so waits on those phases' parities no longer mean what they say",
+                               "let one elected lane arrive (if (tk::laneid() == 0) arrive(bar)) or initialise the barrier with the "
+                               "number of threads that arrive per phase");
+            }
             break;
-        case Op::mbar_test_wait:
+        }
+        case Op::mbar_test_wait: {
+            bool acquired = false;
             for_lanes([&](int l) {
                 LaneOp& o = lane_op(l);
                 MbarState& m = mbar_at(l, o.addr);
+                shadow_access(lane_accessor(l), o.addr, 8, false, lane(l));
                 o.data[0] = (m.phase & 1) != (o.arg & 1);
+                if (o.data[0] && b_.shadow) { bugs::join(w_.hb, m.completed); acquired = true; }
             });
+            (void)acquired;
             break;
+        }
         case Op::mbar_wait: {
             MbarState& m = mbar_at(first_, op0_->addr);
+            for_lanes([&](int l) { shadow_access(lane_accessor(l), lane_op(l).addr, 8, false, lane(l)); });
+            if (b_.shadow && (m.phase & 1) != (op0_->arg & 1)) bugs::join(w_.hb, m.completed);  // the phase is done: acquire it
             if ((m.phase & 1) == (op0_->arg & 1)) {
                 w_.state = WarpState::at_mbarrier;
                 w_.wait_since = t_;
@@ -925,6 +1195,8 @@ private:
         for_lanes([&](int l) {
             LaneOp& o = lane_op(l);
             check_global(lane(l), o.gptr, bytes, load ? "load" : "store");
+            if (load) check_global_written(lane(l), o.gptr, bytes, "a load");
+            else mark_global(o.gptr, bytes);
             if (load) std::memcpy(o.data, o.gptr, bytes);
             else std::memcpy(const_cast<void*>(o.gptr), o.data, bytes);
         });
@@ -956,16 +1228,22 @@ private:
         for_lanes([&](int l) {
             LaneOp& o = lane_op(l);
             MbarState& m = mbar_for_tx(l, o.addr, "mbarrier.expect_tx");
+            shadow_access(lane_accessor(l), o.addr, 8, false, lane(l));
             m.tx += int64_t(o.arg);
+            m.arrivers |= 1u << w_.id;
             check_tx(l, o.addr, m);
             if (o.flag & 1) {  // arrive.expect_tx: the bytes first, then the arrival
                 if (m.pending == 0)
-                    fault(lane(l), "mbarrier " + hex(o.addr) + " received more arrivals than its phase counts (its bytes are still expected)",
-                          "arrive once per thread counted at init");
+                    fault_kind(ErrorKind::sync_misuse, lane(l),
+                               "mbarrier " + hex(o.addr) + " (initialised at " + line_of(m.init_file, m.init_line) + " for " +
+                                   std::to_string(m.expected) + " arrivals per phase) received more arrivals than its phase counts (its bytes are still expected)",
+                               "arrive once per thread counted at init");
                 --m.pending;
+                bugs::join(m.clock, w_.hb);
             }
             try_complete_phase(l, o.addr, m);
         });
+        if (b_.shadow && (op0_->flag & 1)) ++w_.hb[size_t(w_.id)];
         w_.clock = t_ + cost_.mbarrier_latency;
     }
 
@@ -1084,6 +1362,7 @@ private:
                 if (first == end) return;
                 const uint64_t n = uint64_t(end - first) * m.elem_bytes;
                 check_tensor_memory(l, a, n, r);
+                check_global_written(lane(l), reinterpret_cast<const void*>(a), n, "a bulk tensor load's box row");
                 std::memcpy(image.data() + r * row_bytes + uint64_t(first) * m.elem_bytes, reinterpret_cast<const void*>(a), n);
             });
             for (uint64_t i = 0; i < bytes; i += 16) rows.push_back(swizzle_address(o.addr + uint32_t(i), m.swizzle_bytes));
@@ -1098,12 +1377,30 @@ private:
             const int warp = w_.id;
             const char* file = lane(l).kfile;
             const int line = lane(l).kline;
+            // The copy engine writes as its own agent, knowing what the
+            // issuing warp knew at issue; its landing publishes that.
+            bugs::Accessor copier{};
+            bugs::VectorClock known;
+            if (b_.shadow) {
+                known = w_.hb;
+                const int agent = b_.shadow->agents().copy_engine(w_.id);
+                known[size_t(agent)] = ++w_.copies;
+                copier = {agent, l, w_.copies, 0, nullptr, site_};
+            }
             // At completion: the rows land in shared memory (swizzled) and the
             // bytes count off the barrier's transaction count.
-            schedule(done, [b, th, dst, swizzle, bar, bytes, done, warp, file, line, image = std::move(image)] {
+            schedule(done, [b, th, dst, swizzle, bar, bytes, done, warp, file, line, image = std::move(image), copier,
+                            known = std::move(known)]() mutable {
+                if (b->shadow) {
+                    copier.clock = &known;
+                    for (uint64_t i = 0; i < bytes; i += 16)
+                        if (auto f = b->shadow->access(copier, swizzle_address(dst + uint32_t(i), swizzle), 16, true))
+                            report_finding(*b, *f, copier, Op::tma_load, file, line, block_name(th->ids.block));
+                }
                 for (uint64_t i = 0; i < bytes; i += 16)
                     std::memcpy(b->smem + swizzle_address(dst + uint32_t(i), swizzle), image.data() + i, 16);
                 MbarState& m = b->mbars.at(bar);
+                bugs::join(m.clock, known);
                 m.in_flight -= bytes;
                 m.tx -= int64_t(bytes);
                 if (m.tx < -max_tx)
@@ -1131,6 +1428,7 @@ private:
             for (uint64_t i = 0; i < bytes; i += 16) {
                 const uint32_t a = swizzle_address(o.addr + uint32_t(i), m.swizzle_bytes);
                 rows.push_back(a);
+                shadow_access(lane_accessor(l), a, 16, false, lane(l));
                 std::memcpy(image.data() + i, b_.smem + a, 16);
             }
             // ...and writes the elements inside the tensor (the others are dropped).
@@ -1138,6 +1436,7 @@ private:
                 if (first == end) return;
                 const uint64_t n = uint64_t(end - first) * m.elem_bytes;
                 check_tensor_memory(l, a, n, r);
+                mark_global(reinterpret_cast<const void*>(a), n);
                 std::memcpy(reinterpret_cast<void*>(a), image.data() + r * row_bytes + uint64_t(first) * m.elem_bytes, n);
             });
             uint64_t read_done = 0;
@@ -1306,6 +1605,13 @@ private:
             for (int j = 0; j < N / 8; ++j)
                 for (int i = 0; i < 4; ++i) d[4 * j + i] = float(D[size_t((l / 4 + 8 * (i >> 1)) * N + 8 * j + 2 * (l % 4) + (i & 1))]);
         }
+        // The operands are read by the warpgroup's tensor cores, an agent of
+        // their own, until a wgmma wait retires this group; what they read
+        // must be ordered before the wgmma's issue by this warp.
+        if (b_.shadow) {
+            const bugs::Accessor cores{b_.shadow->agents().tensor_cores(w_.id), 0, w_.wgmma_commits + 1, 0, &w_.hb, site_};
+            for (uint32_t r : rows) shadow_access(cores, r, 16, false, *t0_);
+        }
         record_rows16(rows);
         // Asynchronous: the sub-partition's tensor pipe takes this warp's
         // 16 x N x 16 multiply-adds at a quarter of the SM's rate; the result
@@ -1323,6 +1629,12 @@ private:
         while (w_.wgmma_groups.size() > keep) {
             wait_until(w_.wgmma_groups.front(), Stall::long_scoreboard);
             w_.wgmma_groups.erase(w_.wgmma_groups.begin());
+            // The group's operand reads are over: ordered before what follows.
+            if (b_.shadow) {
+                uint32_t& known = w_.hb[size_t(b_.shadow->agents().tensor_cores(w_.id))];
+                known = std::max(known, w_.wgmma_group_epochs.front());
+            }
+            w_.wgmma_group_epochs.erase(w_.wgmma_group_epochs.begin());
         }
         w_.clock = t_ + cost_.issue_cycles;
     }
@@ -1418,6 +1730,7 @@ public:
             step(*next);
         }
         check_transactions_settled();
+        check_barriers_settled();
         uint64_t end = 0;
         for (Warp& w : b_.warps) end = std::max(end, w.clock);
         b_.out->trace.cycles = end;
@@ -1456,6 +1769,26 @@ private:
           << " bytes that no expect_tx counted, so its phases completed without waiting for them (the data may have been read before it landed)."
           << "\n  fix: expect each phase's bytes (tk::tma::expect<Tiles...>, arrive.expect_tx) before or with the phase's arrival";
         throw SimError(ErrorKind::fault, s.str(), m.copy_file, m.copy_line);
+    }
+
+    // After the block: a barrier some warps arrived at (bar.arrive) that never
+    // released -- its count is more than the threads that use it.
+    void check_barriers_settled() {
+        if (!b_.checks.sync) return;
+        for (int id = 0; id < 16; ++id) {
+            const BarrierState& bar = b_.bars[id];
+            if (bar.arrived == 0) continue;
+            std::ostringstream s;
+            s << line_of(bar.first_file, bar.first_line) << ": error: synchronisation misuse in kernel " << b_.kernel << ", "
+              << block_name(b_.threads.front().ids.block) << ": barrier " << id << " expects " << bar.expected << " threads, but only "
+              << bar.arrived << " arrived (" << (std::popcount(bar.arrived_warps) == 1 ? "warp " : "warps ");
+            int k = 0;
+            for (int w = 0; w < 32; ++w)
+                if (bar.arrived_warps >> w & 1) s << (k++ ? ", " : "") << w;
+            s << ") before the block ended, so it never released"
+              << ".\n  fix: give the barrier the number of threads that really arrive at it, and make each of them arrive";
+            throw SimError(ErrorKind::sync_misuse, s.str(), bar.first_file, bar.first_line);
+        }
     }
 
     [[noreturn]] void report_instruction_limit() {
@@ -1598,45 +1931,136 @@ private:
         throw SimError(ErrorKind::divergence, s.str(), t0.kfile, t0.kline);
     }
 
-    [[noreturn]] void report_deadlock() {
+    // Warps as a list: "warps 0-3, 6".
+    static std::string warp_list(uint64_t mask) {
         std::ostringstream s;
-        const Thread& any = b_.threads.front();
-        s << "error: deadlock in kernel " << b_.kernel << ", " << block_name(any.ids.block) << ": every warp is waiting and none can proceed:";
+        int n = 0;
+        for (int w = 0; w < 64; ++w) {
+            if (!(mask >> w & 1)) continue;
+            int e = w;
+            while (e + 1 < 64 && (mask >> (e + 1) & 1)) ++e;
+            s << (n++ ? ", " : "") << w;
+            if (e > w) s << "-" << e;
+            w = e;
+        }
+        return (std::popcount(mask) == 1 ? "warp " : "warps ") + s.str();
+    }
+
+    // What a waiting warp waits on, in a few words.
+    std::string waiting_on(const Warp& w) const {
+        if (w.state == WarpState::at_barrier) return "bar.sync " + std::to_string(w.wait_bar) + " (" + line_of(w.wait_file, w.wait_line) + ")";
+        if (w.state == WarpState::at_mbarrier)
+            return "mbarrier " + hex(w.wait_addr) + " phase parity " + std::to_string(w.wait_parity) + " (" + line_of(w.wait_file, w.wait_line) + ")";
+        return w.state == WarpState::done ? "exited" : "runnable";
+    }
+
+    // When no warp can run: every waiting warp, what it waits on and who
+    // could end the wait (the wait-for picture), a cycle among them if there
+    // is one, and whether the wait is a misuse no schedule could satisfy.
+    [[noreturn]] void report_deadlock() {
+        const int n = int(b_.warps.size());
+        uint64_t done = 0;
+        for (const Warp& w : b_.warps)
+            if (w.state == WarpState::done) done |= uint64_t(1) << w.id;
+        const uint64_t all = n >= 64 ? ~uint64_t(0) : (uint64_t(1) << n) - 1;
+        std::vector<uint64_t> waits_for(size_t(n), 0);  // warps that could end each warp's wait
+        std::ostringstream s, misuse;
         const char* file = "";
         int line = 0;
+        const char* misuse_file = "";
+        int misuse_line = 0;
+        std::string misuse_fix;
+        const Thread& any = b_.threads.front();
         for (const Warp& w : b_.warps) {
-            s << "\n  warp " << w.id << ": ";
-            switch (w.state) {
-            case WarpState::at_barrier: {
+            if (w.state == WarpState::done) continue;
+            s << "\n  warp " << w.id << ": waits " << (w.state == WarpState::at_barrier ? "at " : "on ") << waiting_on(w);
+            if (!line) { file = w.wait_file; line = w.wait_line; }
+            if (w.state == WarpState::at_barrier) {
                 const BarrierState& bar = b_.bars[w.wait_bar];
-                s << "waits at bar.sync " << w.wait_bar << " (" << line_of(w.wait_file, w.wait_line) << "), "
-                  << bar.arrived << " of " << bar.expected << " threads arrived";
-                if (!line) { file = w.wait_file; line = w.wait_line; }
-                break;
-            }
-            case WarpState::at_mbarrier: {
-                auto it = b_.mbars.find(w.wait_addr);
-                s << "waits on mbarrier " << hex(w.wait_addr) << " phase parity " << w.wait_parity << " ("
-                  << line_of(w.wait_file, w.wait_line) << ")";
-                if (it != b_.mbars.end()) {
-                    const MbarState& m = it->second;
-                    s << ", " << (m.expected - m.pending) << " of " << m.expected << " arrivals";
-                    if (m.tx > 0)
-                        s << ", " << m.tx << " expected transaction bytes outstanding that no bulk copy in flight will deliver"
-                          << " (an expect_tx counted more than the copies issued on it)";
-                    else if (m.tx < 0)
-                        s << ", " << -m.tx << " bytes landed that no expect_tx counted (last copy: " << line_of(m.copy_file, m.copy_line) << ")";
+                const uint64_t arrived = bar.arrived_warps;
+                const uint64_t to_come = all & ~arrived & ~done;
+                waits_for[size_t(w.id)] = to_come;
+                s << ", " << bar.arrived << " of " << bar.expected << " threads arrived (" << warp_list(arrived) << ")";
+                if (to_come) s << "; still to come: " << warp_list(to_come);
+                if (done & ~arrived) s << "; " << warp_list(done & ~arrived) << " exited without arriving";
+                const int could = bar.arrived + 32 * std::popcount(to_come);
+                if (misuse.tellp() == 0 && could < bar.expected) {
+                    misuse << "barrier " << w.wait_bar << " waits for " << bar.expected << " threads, but only " << bar.arrived << " arrived";
+                    if (to_come) misuse << " and at most " << 32 * std::popcount(to_come) << " more could (" << warp_list(to_come) << ")";
+                    if (done & ~arrived) misuse << "; " << warp_list(done & ~arrived) << " exited without reaching it";
+                    misuse << (bar.expected == int(b_.threads.size()) && (done & ~arrived) ? ": a block barrier reached by only part of the block"
+                                                                                            : ": its thread count is more than the threads that use it");
+                    misuse_file = w.wait_file;
+                    misuse_line = w.wait_line;
+                    misuse_fix = bar.expected == int(b_.threads.size())
+                                     ? "make every warp reach the barrier: no __syncthreads() after an early return or inside a branch some warps skip"
+                                     : "give the named barrier the number of threads that really arrive at it (a multiple of 32)";
                 }
-                if (!line) { file = w.wait_file; line = w.wait_line; }
-                break;
-            }
-            case WarpState::done: s << "has exited without reaching the barrier"; break;
-            case WarpState::runnable: s << "runnable"; break;
+            } else if (w.state == WarpState::at_mbarrier) {
+                auto it = b_.mbars.find(w.wait_addr);
+                if (it == b_.mbars.end()) continue;
+                const MbarState& m = it->second;
+                uint64_t waiters = 0;
+                for (const Warp& o : b_.warps)
+                    if (o.state == WarpState::at_mbarrier && o.wait_addr == w.wait_addr) waiters |= uint64_t(1) << o.id;
+                const uint64_t others = all & ~done & ~waiters;  // warps that could still arrive
+                waits_for[size_t(w.id)] = m.arrivers ? (uint64_t(m.arrivers) & ~done) : others;
+                s << ", " << (m.expected - m.pending) << " of " << m.expected << " arrivals";
+                if (m.tx > 0)
+                    s << ", " << m.tx << " expected transaction bytes outstanding that no bulk copy in flight will deliver"
+                      << " (an expect_tx counted more than the copies issued on it)";
+                else if (m.tx < 0)
+                    s << ", " << -m.tx << " bytes landed that no expect_tx counted (last copy: " << line_of(m.copy_file, m.copy_line) << ")";
+                if (m.arrivers) s << "; arrivals came from " << warp_list(m.arrivers) << " before";
+                else s << "; nothing has arrived on it yet";
+                if (misuse.tellp() == 0 && !others && m.in_flight == 0) {
+                    misuse << "warps wait on phase " << (m.phase + ((m.phase & 1) == w.wait_parity ? 0 : 1)) << " (parity " << w.wait_parity
+                           << ") of mbarrier " << hex(w.wait_addr) << " (initialised at " << line_of(m.init_file, m.init_line) << " for "
+                           << m.expected << " arrivals per phase), which can never complete: it needs " << m.pending << " more arrival"
+                           << (m.pending == 1 ? "" : "s") << (m.tx > 0 ? " and " + std::to_string(m.tx) + " more bytes" : "")
+                           << ", and every warp left is waiting on it (" << warp_list(waiters) << ")";
+                    if (done) misuse << " or has exited (" << warp_list(done) << ")";
+                    misuse_file = w.wait_file;
+                    misuse_line = w.wait_line;
+                    misuse_fix = "check the phase parity each wait uses (it flips with every completed phase), that the arrival count at "
+                                 "init matches the arrivals per phase, and that the arrivals happen before the wait";
+                }
             }
         }
-        s << "\n  fix: make every warp that a barrier counts reach it (no bar.sync inside a branch some warps skip), "
-             "and make the arrival count match the arrivals";
-        throw SimError(ErrorKind::deadlock, s.str(), file, line);
+        for (const Warp& w : b_.warps)
+            if (w.state == WarpState::done) s << "\n  warp " << w.id << ": has exited";
+        // A cycle in the wait-for graph: follow the first warp each waits for.
+        std::string cycle;
+        for (int start = 0; start < n && cycle.empty(); ++start) {
+            std::vector<int> path;
+            std::vector<int> seen(size_t(n), -1);
+            int cur = start;
+            while (cur >= 0 && seen[size_t(cur)] < 0 && waits_for[size_t(cur)]) {
+                seen[size_t(cur)] = int(path.size());
+                path.push_back(cur);
+                cur = std::countr_zero(waits_for[size_t(cur)] & ~(uint64_t(1) << cur)) < 64
+                          ? std::countr_zero(waits_for[size_t(cur)] & ~(uint64_t(1) << cur)) : -1;
+            }
+            if (cur >= 0 && seen[size_t(cur)] >= 0) {
+                std::ostringstream c;
+                for (size_t i = size_t(seen[size_t(cur)]); i < path.size(); ++i)
+                    c << "warp " << path[i] << " -> " << waiting_on(b_.warps[size_t(path[i])]) << " -> ";
+                c << "warp " << cur;
+                cycle = c.str();
+            }
+        }
+        std::ostringstream out;
+        if (b_.checks.sync && misuse.tellp() != 0) {
+            out << line_of(misuse_file, misuse_line) << ": error: synchronisation misuse in kernel " << b_.kernel << ", "
+                << block_name(any.ids.block) << ": " << misuse.str() << ".\n  wait-for:" << s.str() << "\n  fix: " << misuse_fix;
+            throw SimError(ErrorKind::sync_misuse, out.str(), misuse_file, misuse_line);
+        }
+        out << "error: deadlock in kernel " << b_.kernel << ", " << block_name(any.ids.block)
+            << ": every warp is waiting and none can proceed.\n  wait-for (who waits on what, and who could end the wait):" << s.str();
+        if (!cycle.empty()) out << "\n  cycle: " << cycle;
+        out << "\n  fix: make every warp that a barrier counts reach it (no bar.sync inside a branch some warps skip), "
+               "make the arrival count match the arrivals, and break the cycle: a warp must not wait for a warp that waits for it";
+        throw SimError(ErrorKind::deadlock, out.str(), file, line);
     }
 };
 
@@ -1685,6 +2109,18 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     b.threads.resize(nthreads);
     b.warps.resize(nwarps);
     for (unsigned w = 0; w < nwarps; ++w) { b.warps[w].id = int(w); b.warps[w].block = &b; }
+    // The bug finders' state: one shadow of shared memory per host thread,
+    // reused block after block; each warp starts in its first epoch.
+    b.checks = options().checks;
+    if (b.checks.races || b.checks.uninit) {
+        thread_local bugs::SharedShadow shadow;
+        shadow.begin_block(smem_bytes, int(nwarps), b.checks.races, b.checks.uninit);
+        b.shadow = &shadow;
+        for (Warp& w : b.warps) {
+            w.hb.assign(size_t(shadow.agents().count()), 0u);
+            w.hb[size_t(w.id)] = 1;
+        }
+    }
     b.pending_snapshots.resize(nwarps);
     b.pending_regions.resize(nwarps);
     for (unsigned i = 0; i < nthreads; ++i) {

@@ -24,10 +24,28 @@ struct Options {
     bool keep_blocks = true;
     // Gather tk::snapshot() values (in blocks that get a full timeline).
     bool snapshots = false;
+    // Bug finders (sim/bug_finders/). Out-of-bounds and misaligned accesses
+    // are always faults; these can be switched off, e.g. to time a run.
+    struct Checks {
+        bool races = true;   // shared-memory hazards that no barrier, mbarrier phase or warp-synchronous instruction orders
+        bool uninit = true;  // reads of shared or global memory that nothing wrote
+        bool sync = true;    // barrier and mbarrier misuse
+        bool operator==(const Checks&) const = default;
+    } checks;
 };
 Options& options();
 
-enum class ErrorKind { fault, deadlock, divergence, kernel_exception, usage, instruction_limit };
+enum class ErrorKind {
+    fault, deadlock, divergence, kernel_exception, usage, instruction_limit,
+    race,                // two accesses to the same shared memory that nothing orders
+    uninitialized_read,  // a read of memory nothing wrote
+    sync_misuse,         // a barrier or mbarrier used in a way that cannot work
+};
+const char* error_kind_name(ErrorKind k);
+
+// Parses a list of bug finders: "all", "none", or a comma-separated list of
+// races, uninit and sync. Returns false (and says why in `error`) on a bad name.
+bool parse_checks(const std::string& list, Options::Checks& out, std::string& error);
 
 // A simulated kernel stopped. what() names the problem, the kernel line and the fix.
 struct SimError : std::runtime_error {
@@ -66,5 +84,7 @@ const RunResult& last_run();
 // Global memory the kernel may touch; accesses elsewhere are faults.
 void register_global(const void* p, size_t bytes, const std::string& name);
 void unregister_global(const void* p);
+// The host wrote these bytes (an upload): reading them is not an uninitialised read.
+void mark_global_written(const void* p, size_t bytes);
 
 } // namespace tklab::sim

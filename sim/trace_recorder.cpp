@@ -16,18 +16,6 @@ namespace tklab::sim {
 
 namespace {
 
-const char* kind_name(ErrorKind k) {
-    switch (k) {
-    case ErrorKind::fault: return "fault";
-    case ErrorKind::deadlock: return "deadlock";
-    case ErrorKind::divergence: return "divergence";
-    case ErrorKind::kernel_exception: return "kernel_exception";
-    case ErrorKind::usage: return "usage";
-    case ErrorKind::instruction_limit: return "instruction_limit";
-    }
-    return "error";
-}
-
 // Paths inside the project are stored relative to its root, so traces and
 // reports read the same on every machine.
 std::string project_relative(const std::string& path) {
@@ -345,7 +333,7 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     launch.wall_seconds = r.wall_seconds;
     if (error) {
         trace::Failure f;
-        f.kind = kind_name(error->kind);
+        f.kind = error_kind_name(error->kind);
         f.message = error->what();
         f.loc = loc_id(error->file, error->line);
         f.block = launch.blocks.empty() ? -1 : int64_t(launch.blocks.back().index);

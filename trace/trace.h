@@ -202,7 +202,7 @@ struct Summary {
 };
 
 struct Failure {
-    std::string kind;      // fault, deadlock, divergence, kernel_exception, usage, instruction_limit, error
+    std::string kind;      // fault, deadlock, divergence, kernel_exception, usage, instruction_limit, race, uninitialized_read, sync_misuse, error
     std::string message;
     uint32_t loc = 0;
     int64_t block = -1;    // linear block index, -1 when not in a block

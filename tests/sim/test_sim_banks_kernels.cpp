@@ -3,6 +3,7 @@
 // counts land in RunResult (per-instruction SmemRecord and the Stats totals).
 // tests/sim/test_banks.cpp tests the pure analysis function; this file checks
 // that the engine feeds it the right lanes/widths and records what it says.
+#include "support/bug_finders_off.h"
 #include <catch2/catch.hpp>
 
 #include "tk/tk.h"
@@ -87,6 +88,7 @@ void check_one_load(const RunResult& r, int bytes, uint32_t mask, int wavefronts
 }
 
 TEST_CASE("banks in kernels: 32-bit loads, stride 64 words -> 32 wavefronts, 31 conflicts", "[sim][banks]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     const RunResult& r = run_strided<1>(64 * 4);
     check_one_load(r, 4, 0xffffffffu, 32, 1, 32);
     const SmemRecord& s = smem_of(r, *events_of(r, Op::ld_shared)[0]);
@@ -101,6 +103,7 @@ TEST_CASE("banks in kernels: 32-bit loads, stride 64 words -> 32 wavefronts, 31 
 }
 
 TEST_CASE("banks in kernels: 32-bit loads, stride 17 words -> conflict-free", "[sim][banks]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     const RunResult& r = run_strided<1>(17 * 4);
     check_one_load(r, 4, 0xffffffffu, 1, 1, 1);
     const SmemRecord& s = smem_of(r, *events_of(r, Op::ld_shared)[0]);
@@ -108,6 +111,7 @@ TEST_CASE("banks in kernels: 32-bit loads, stride 17 words -> conflict-free", "[
 }
 
 TEST_CASE("banks in kernels: 64-bit loads", "[sim][banks]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     SECTION("contiguous: two half-warp phases, conflict-free") {
         check_one_load(run_strided<2>(8), 8, 0xffffffffu, 2, 2, 1);
     }
@@ -121,6 +125,7 @@ TEST_CASE("banks in kernels: 64-bit loads", "[sim][banks]") {
 }
 
 TEST_CASE("banks in kernels: 128-bit loads", "[sim][banks]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     SECTION("contiguous: four quarter-warp phases, conflict-free") {
         check_one_load(run_strided<4>(16), 16, 0xffffffffu, 4, 4, 1);
     }
@@ -133,6 +138,7 @@ TEST_CASE("banks in kernels: 128-bit loads", "[sim][banks]") {
 }
 
 TEST_CASE("banks in kernels: a broadcast is one wavefront", "[sim][banks]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     SECTION("all lanes read the same word") {
         const RunResult& r = run_strided<1>(0);
         check_one_load(r, 4, 0xffffffffu, 1, 1, 1);
@@ -149,11 +155,13 @@ __global__ void pair_broadcast_kernel() {
     tk::arch::ld_shared<1>(r, uint32_t(tk::laneid() / 2) * 128);
 }
 TEST_CASE("banks in kernels: lanes sharing a word broadcast within a conflicted access", "[sim][banks]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::launch("pair_broadcast", pair_broadcast_kernel, dim3(1), dim3(32), 4096);
     check_one_load(tklab::sim::last_run(), 4, 0xffffffffu, 16, 1, 16);
 }
 
 TEST_CASE("banks in kernels: inactive lanes take no part", "[sim][banks]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     SECTION("32-bit, stride 64 words, only lanes 0-15 load -> 16 wavefronts") {
         check_one_load(run_strided<1>(256, 0x0000ffffu), 4, 0x0000ffffu, 16, 1, 16);
     }
@@ -177,6 +185,7 @@ __global__ void b16_kernel() {
     tk::arch::st_shared_b16(lane * 128 + 2, uint16_t(lane));  // 32 words in bank 0
 }
 TEST_CASE("banks in kernels: 16-bit accesses", "[sim][banks]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::launch("b16", b16_kernel, dim3(1), dim3(32), 4096);
     const RunResult& r = tklab::sim::last_run();
     auto lds = events_of(r, Op::ld_shared);
@@ -209,6 +218,7 @@ __global__ void store_then_load_kernel() {
     tk::arch::st_shared_b32(12 * 1024 + lane * 4, v);  // conflict-free store
 }
 TEST_CASE("banks in kernels: stores and loads are reported separately", "[sim][banks]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::launch("store_then_load", store_then_load_kernel, dim3(1), dim3(32), 16 * 1024);
     const RunResult& r = tklab::sim::last_run();
     const auto& st = r.stats;
@@ -267,6 +277,7 @@ const RunResult& run_ldmatrix_tile() {
 }
 
 TEST_CASE("banks in kernels: ldmatrix on an unswizzled 64-column bf16 tile is 8-way", "[sim][banks][ldmatrix]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     using st_t = tk::st_bf<16, 64, tk::swizzle::none>;
     static_assert(st_t::swizzle_bytes == 0 && st_t::row_bytes == 128);
     const RunResult& r = run_ldmatrix_tile<tk::swizzle::none>();
@@ -314,6 +325,7 @@ TEST_CASE("banks in kernels: ldmatrix on an unswizzled 64-column bf16 tile is 8-
 }
 
 TEST_CASE("banks in kernels: ldmatrix on the automatically (128B) swizzled tile is conflict-free", "[sim][banks][ldmatrix]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     using st_t = tk::st_bf<16, 64>;
     static_assert(st_t::swizzle_bytes == 128);
     const RunResult& r = run_ldmatrix_tile<tk::swizzle::automatic>();
@@ -339,6 +351,7 @@ TEST_CASE("banks in kernels: ldmatrix on the automatically (128B) swizzled tile 
 }
 
 TEST_CASE("banks in kernels: all_lane_addresses keeps addresses of conflict-free instructions too", "[sim][banks]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     struct Restore {
         bool old = tklab::sim::options().all_lane_addresses;
         ~Restore() { tklab::sim::options().all_lane_addresses = old; }
@@ -388,6 +401,7 @@ const RunResult& run_transpose() {
 }
 
 TEST_CASE("banks in kernels: 32x32 float transpose, column reads are 32-way", "[sim][banks][transpose]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     const RunResult& r = run_transpose<0>();
     const auto& st = r.stats;
     // 8 warps x 4 rows each.
@@ -407,6 +421,7 @@ TEST_CASE("banks in kernels: 32x32 float transpose, column reads are 32-way", "[
 }
 
 TEST_CASE("banks in kernels: 32x32 float transpose padded to 33 columns is conflict-free", "[sim][banks][transpose]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     const RunResult& r = run_transpose<1>();
     const auto& st = r.stats;
     CHECK(st.ld_shared.instructions == 32);

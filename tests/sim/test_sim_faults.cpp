@@ -1,5 +1,6 @@
 // Faults: a bad memory access in a simulated kernel is a SimError of kind
 // fault naming the kernel's own source line and the address, never a crash.
+#include "support/bug_finders_off.h"
 #include <catch2/catch.hpp>
 
 #include "tk/tk.h"
@@ -57,6 +58,7 @@ __global__ void global_load_oob_kernel(const float* p, int n) {
 }
 
 TEST_CASE("faults: out-of-bounds global load names the line and the address", "[sim][fault]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::device_buffer<float> buf(64, "weights");
     const std::string msg = expect_fault([&] {
         tk::launch("global_load_oob", global_load_oob_kernel, dim3(1), dim3(32), 0, (const float*)buf.data(), 64);
@@ -82,6 +84,7 @@ __global__ void global_store_oob_kernel(float* p, int n) {
 }
 
 TEST_CASE("faults: out-of-bounds global store names the line and the address", "[sim][fault]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::device_buffer<float> buf(100, "out");
     const std::string msg = expect_fault([&] {
         tk::launch("global_store_oob", global_store_oob_kernel, dim3(1), dim3(32), 0, buf.data(), 100);
@@ -98,6 +101,7 @@ __global__ void global_load_in_later_block_kernel(const float* p, int n) {
 }
 
 TEST_CASE("faults: a fault in a later block reports that block", "[sim][fault]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::device_buffer<float> buf(96, "x");
     const std::string msg = expect_fault([&] {
         tk::launch("global_load_in_later_block", global_load_in_later_block_kernel, dim3(4), dim3(32), 0,
@@ -116,6 +120,7 @@ __global__ void shared_load_oob_kernel(uint32_t smem_bytes) {
 }
 
 TEST_CASE("faults: shared load beyond the launch's shared bytes", "[sim][fault][shared]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     const std::string msg = expect_fault([&] {
         tk::launch("shared_load_oob", shared_load_oob_kernel, dim3(1), dim3(32), 1024, uint32_t(1024));
     });
@@ -131,6 +136,7 @@ __global__ void shared_store_straddles_end_kernel() {
 }
 
 TEST_CASE("faults: shared store whose bytes run past the end", "[sim][fault][shared]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     // Lanes write 16 bytes each at 512 + 16*lane: lane 31 covers 1008..1023 of a
     // 1016-byte arena.
     const std::string msg = expect_fault([&] {
@@ -147,6 +153,7 @@ __global__ void shared_misaligned_kernel() {
 }
 
 TEST_CASE("faults: misaligned 16-byte shared access", "[sim][fault][shared]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     const std::string msg = expect_fault([&] {
         tk::launch("shared_misaligned", shared_misaligned_kernel, dim3(1), dim3(32), 4096);
     });
@@ -161,6 +168,7 @@ __global__ void shared_misaligned_store_kernel() {
 }
 
 TEST_CASE("faults: misaligned 8-byte shared store by one lane", "[sim][fault][shared]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     const std::string msg = expect_fault([&] {
         tk::launch("shared_misaligned_store", shared_misaligned_store_kernel, dim3(1), dim3(32), 4096);
     });
@@ -177,6 +185,7 @@ __global__ void cp_async_dst_oob_kernel(const float* src) {
 }
 
 TEST_CASE("faults: cp.async into shared memory beyond the arena", "[sim][fault][shared]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::device_buffer<float> buf(128, "src");
     const std::string msg = expect_fault([&] {
         tk::launch("cp_async_dst_oob", cp_async_dst_oob_kernel, dim3(1), dim3(32), 2048, (const float*)buf.data());
@@ -194,6 +203,7 @@ __global__ void not_shared_tile_kernel(tk::bf16* global_tile) {
 }
 
 TEST_CASE("faults: a tile op given a shared tile that is not in shared memory", "[sim][fault][shared]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::device_buffer<tk::bf16> buf(256, "g");
     const std::string msg = expect_fault([&] {
         tk::launch("not_shared_tile", not_shared_tile_kernel, dim3(1), dim3(32), 1024, buf.data());
@@ -210,6 +220,7 @@ __global__ void tile_load_outside_kernel(tk::gl<float> g, int row_tile) {
 }
 
 TEST_CASE("faults: tk::load of a register tile at a coord outside the tensor reports the calling line", "[sim][fault][tile]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::device_buffer<float> buf(32 * 32, "t");
     tk::gl<float> g(buf.data(), 1, 1, 32, 32);
     // Row tile 1 is the last valid one; 2 is outside.
@@ -228,6 +239,7 @@ __global__ void tile_store_outside_kernel(tk::gl<float> g) {
 }
 
 TEST_CASE("faults: tk::store of a register tile at a coord outside the tensor reports the calling line", "[sim][fault][tile]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::device_buffer<float> buf(32 * 32, "t");
     tk::gl<float> g(buf.data(), 1, 1, 32, 32);
     const std::string msg = expect_fault([&] {
@@ -245,6 +257,7 @@ __global__ void tile_load_past_allocation_kernel(tk::gl<float> g) {
 }
 
 TEST_CASE("faults: a tile op reading past the allocation faults at the calling line", "[sim][fault][tile]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // its kernel tests something else, with unsynchronised or unwritten shared data
     tk::device_buffer<float> buf(16 * 16, "small");
     tk::gl<float> g(buf.data(), 1, 1, 32, 16);  // claims 32 rows, has 16
     const std::string msg = expect_fault([&] {

@@ -54,6 +54,7 @@ public:
         cuda_check(cudaMemcpy(p_, h.data(), n_ * sizeof(T), cudaMemcpyHostToDevice), "upload");
 #else
         std::memcpy(static_cast<void*>(p_), h.data(), n_ * sizeof(T));
+        tklab::sim::mark_global_written(p_, n_ * sizeof(T));  // reads of it are not uninitialised reads
 #endif
     }
     std::vector<T> download() const {

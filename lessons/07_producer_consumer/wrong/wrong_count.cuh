@@ -1,4 +1,4 @@
-// expect: wrong_count.cuh:38), 0 of 4 arrivals
+// expect: wrong_count.cuh:66: error: 32 lanes arrived at once on mbarrier
 // Known wrong: "empty" is initialised for one arrival per consumer warp (4),
 // but every consumer thread arrives (128), so one round of the slot completes
 // 32 phases instead of one. 32 is even: the parity ends where it started, and

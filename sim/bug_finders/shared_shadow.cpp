@@ -1,0 +1,114 @@
+#include "sim/bug_finders/shared_shadow.h"
+
+#include <algorithm>
+
+namespace tklab::sim::bugs {
+
+void SharedShadow::begin_block(size_t bytes, int warps, bool races, bool uninit) {
+    races_ = races;
+    uninit_ = uninit;
+    agents_.warps = warps;
+    if (!races && !uninit) return;
+    const size_t words = (bytes + 3) / 4;
+    if (words_.size() < words) words_.resize(words);
+    if (++generation_ == 0) {  // wrapped: forget every record for real
+        for (Word& w : words_) w.generation = 0;
+        generation_ = 1;
+    }
+    syncs_.assign(size_t(warps), WarpSyncs{});
+}
+
+void SharedShadow::warp_sync(int w, uint32_t seq, uint32_t mask) {
+    if (!races_) return;
+    WarpSyncs& s = syncs_[size_t(w)];
+    s.ring[s.count % kSyncHistory] = {seq, mask};
+    ++s.count;
+}
+
+bool SharedShadow::ordered(const AccessRecord& earlier, const Accessor& now) const {
+    if (earlier.agent != now.agent) return (*now.clock)[earlier.agent] >= earlier.epoch;
+    if (agents_.kind(now.agent) != Agents::Kind::warp) return true;  // an agent's own accesses are in order
+    if (earlier.lane == now.lane || earlier.seq == now.seq) return true;  // program order; one instruction
+    // Two lanes of one warp: ordered if an instruction that synchronised
+    // both ran at or after the earlier access.
+    const WarpSyncs& s = syncs_[size_t(now.agent)];
+    const uint32_t both = (1u << earlier.lane) | (1u << now.lane);
+    const size_t kept = std::min(s.count, kSyncHistory);
+    for (size_t i = 0; i < kept; ++i) {
+        const SyncPoint& p = s.ring[(s.count - 1 - i) % kSyncHistory];
+        if (p.seq < earlier.seq) return false;
+        if ((p.mask & both) == both) return true;
+    }
+    // Older than the history: give the benefit of the doubt (never a false report).
+    return s.count > kSyncHistory;
+}
+
+std::optional<Finding> SharedShadow::access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write) {
+    std::optional<Finding> found;
+    const uint32_t end = addr + bytes;
+    for (uint32_t a = addr & ~3u; a < end; a += 4) {
+        const uint32_t lo = std::max(a, addr) - a, hi = std::min(a + 4, end) - a;
+        const uint8_t mask = uint8_t(((1u << hi) - 1) & ~((1u << lo) - 1));
+        auto f = access_word(words_[a / 4], who, a, mask, write);
+        if (f && !found) found = f;
+    }
+    return found;
+}
+
+std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write) {
+    if (w.generation != generation_) {
+        w = Word{};
+        w.generation = generation_;
+    }
+    std::optional<Finding> found;
+    auto first_byte = [&](uint8_t m) { return word_addr + uint32_t(__builtin_ctz(m)); };
+    if (uninit_ && !write && (w.written & mask) != mask) {
+        Finding f;
+        f.kind = Finding::Kind::uninitialized;
+        f.addr = first_byte(uint8_t(mask & ~w.written));
+        found = f;
+    }
+    if (write) w.written |= mask;
+    if (!races_) return found;
+
+    const AccessRecord now{who.epoch, who.seq, who.site, uint16_t(who.agent), uint8_t(who.lane), mask};
+    if (!found && w.write.epoch && (w.write.bytes & mask) && !ordered(w.write, who)) {
+        Finding f;
+        f.current_writes = write;
+        f.earlier_writes = true;
+        f.earlier = w.write;
+        f.addr = first_byte(uint8_t(w.write.bytes & mask));
+        found = f;
+    }
+    if (write) {
+        for (AccessRecord& r : w.reads) {
+            if (!r.epoch || !(r.bytes & mask)) continue;
+            if (!found && !ordered(r, who)) {
+                Finding f;
+                f.current_writes = true;
+                f.earlier = r;
+                f.addr = first_byte(uint8_t(r.bytes & mask));
+                found = f;
+            }
+            r.bytes &= uint8_t(~mask);  // reads of bytes this write leaves alone still count
+            if (!r.bytes) r = AccessRecord{};
+        }
+        w.write = now;
+        return found;
+    }
+    // A read: take the place of a read it supersedes (same agent, or ordered
+    // before this one, on no more bytes), else a free slot, else the oldest.
+    AccessRecord* slot = nullptr;
+    for (AccessRecord& r : w.reads) {
+        if (!r.epoch) { if (!slot) slot = &r; continue; }
+        if ((r.bytes & ~mask) == 0 && (r.agent == now.agent || ordered(r, who))) { slot = &r; break; }
+    }
+    if (!slot) {
+        std::move(w.reads + 1, w.reads + 4, w.reads);
+        slot = &w.reads[3];
+    }
+    *slot = now;
+    return found;
+}
+
+} // namespace tklab::sim::bugs

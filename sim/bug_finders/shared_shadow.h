@@ -1,0 +1,90 @@
+// Shadow state of a block's shared memory, for two bug finders:
+//   races  -- two accesses to the same bytes, at least one a write, by
+//             different threads (or a thread and an asynchronous agent) that
+//             nothing orders (vector_clock.h);
+//   uninit -- a read of bytes nothing has written since the block began.
+//
+// Kept per 4-byte word: the last write and up to four reads since it, each
+// with a byte mask, so accesses to different bytes of one word never clash.
+// A read that is ordered after an earlier read replaces it (a write ordered
+// after the later one is ordered after both); when four unordered reads are
+// kept, the oldest gives way, and a race with it can be missed (never
+// invented). The words are reused from block to block: a generation number
+// marks which block's records a word holds, so nothing is cleared per block.
+#pragma once
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+#include "sim/bug_finders/vector_clock.h"
+
+namespace tklab::sim::bugs {
+
+struct AccessRecord {
+    uint32_t epoch = 0;  // 0: no access
+    uint32_t seq = 0;    // the warp's instruction number (ordering inside a warp)
+    uint32_t site = 0;   // the caller's id of the instruction's kernel line and op
+    uint16_t agent = 0;
+    uint8_t lane = 0;
+    uint8_t bytes = 0;   // which bytes of the word
+};
+
+// Who is accessing, and what it knows.
+struct Accessor {
+    int agent = 0;
+    int lane = 0;
+    uint32_t epoch = 0;             // the agent's own clock now
+    uint32_t seq = 0;               // the warp's instruction number (warp agents)
+    const VectorClock* clock = nullptr;  // what the agent has acquired
+    uint32_t site = 0;
+};
+
+// What a check found.
+struct Finding {
+    enum class Kind { race, uninitialized } kind = Kind::race;
+    bool current_writes = false;  // the access being checked writes
+    bool earlier_writes = false;  // the earlier access wrote (races)
+    AccessRecord earlier;         // races: the access it clashes with
+    uint32_t addr = 0;            // first byte concerned
+};
+
+class SharedShadow {
+public:
+    // A new block: `bytes` of shared memory, `warps` warps.
+    void begin_block(size_t bytes, int warps, bool races, bool uninit);
+
+    // An instruction of warp w executed with `mask` lanes that orders them
+    // among themselves (syncwarp, shfl, ldmatrix, mma, bar, ...): lanes'
+    // accesses before it are ordered before their accesses after it.
+    void warp_sync(int w, uint32_t seq, uint32_t mask);
+
+    // Checks, then records, an access of `bytes` bytes at `addr`. Returns the
+    // first problem found (the access is still recorded).
+    std::optional<Finding> access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write);
+
+    bool races() const { return races_; }
+    bool uninit() const { return uninit_; }
+    const Agents& agents() const { return agents_; }
+
+private:
+    struct Word {
+        uint32_t generation = 0;
+        uint8_t written = 0;  // bytes written since the block began
+        AccessRecord write;
+        AccessRecord reads[4];
+    };
+    struct SyncPoint { uint32_t seq; uint32_t mask; };
+    static constexpr size_t kSyncHistory = 64;
+    struct WarpSyncs { SyncPoint ring[kSyncHistory]; size_t count = 0; };
+
+    bool ordered(const AccessRecord& earlier, const Accessor& now) const;
+    std::optional<Finding> access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write);
+
+    std::vector<Word> words_;
+    std::vector<WarpSyncs> syncs_;
+    uint32_t generation_ = 0;
+    Agents agents_;
+    bool races_ = false, uninit_ = false;
+};
+
+} // namespace tklab::sim::bugs

@@ -1,0 +1,92 @@
+// Races: shared-memory accesses by different threads, at least one a write,
+// that nothing orders. The report names both accesses and what is missing.
+#pragma once
+#include "planted_bugs/planted_bugs.h"
+#include "planted_bugs/support.h"
+
+namespace planted::races {
+
+// Each thread stages its value in shared memory and the last warp adds up
+// the whole block's, but no barrier makes it wait for the other warps.
+__global__ void missing_syncthreads(const float* x, float* out) {
+    const uint32_t base = smem_base();
+    const int t = int(threadIdx.x), lane = tk::laneid();
+    uint32_t v[1];
+    tk::arch::ld_global<1>(v, x + t);
+    tk::arch::st_shared<1>(base + 4 * uint32_t(t), v);  // BUG missing_syncthreads
+    // missing: tk::arch::syncthreads();
+    if (tk::warpid() == 3) {
+        float s = 0;
+        for (int w = 0; w < 4; ++w) {
+            uint32_t r[1];
+            tk::arch::ld_shared<1>(r, base + 4 * uint32_t(32 * w + lane));  // BUG missing_syncthreads
+            s += value(r[0]);
+        }
+        const uint32_t o[1] = {bits(s)};
+        tk::arch::st_global<1>(out + lane, o);
+    }
+}
+inline void run_missing_syncthreads() {
+    tk::device_buffer<float> x(128, seeded(128, 11), "x");
+    tk::device_buffer<float> out(32, "out");
+    tk::launch("missing_syncthreads", missing_syncthreads, dim3(1), dim3(128), 512, (const float*)x.data(), out.data());
+}
+
+// Lane 0 computes a scale and shares it through shared memory; the other
+// lanes read it with no __syncwarp() between the write and their reads.
+__global__ void missing_syncwarp(const float* x, float* out) {
+    const uint32_t base = smem_base();
+    const int lane = tk::laneid();
+    uint32_t v[1];
+    tk::arch::ld_global<1>(v, x + lane);
+    if (lane == 0) {
+        const uint32_t scale[1] = {bits(2.0f * value(v[0]))};
+        tk::arch::st_shared<1>(base, scale);  // BUG missing_syncwarp
+    }
+    // missing: tk::arch::syncwarp();
+    uint32_t s[1];
+    tk::arch::ld_shared<1>(s, base);  // BUG missing_syncwarp
+    const uint32_t o[1] = {bits(value(v[0]) * value(s[0]))};
+    tk::arch::st_global<1>(out + lane, o);
+}
+inline void run_missing_syncwarp() {
+    tk::device_buffer<float> x(32, seeded(32, 12), "x");
+    tk::device_buffer<float> out(32, "out");
+    tk::launch("missing_syncwarp", missing_syncwarp, dim3(1), dim3(32), 64, (const float*)x.data(), out.data());
+}
+
+// Warp 0 streams chunks through one shared buffer that every warp reads.
+// The barrier after the write is there; the one after the reads is not, so
+// the next chunk's write can land while other warps still read this one.
+__global__ void buffer_reused_too_soon(const float* x, float* out, int chunks) {
+    const uint32_t base = smem_base();
+    const int lane = tk::laneid(), w = tk::warpid();
+    float acc = 0;
+    for (int c = 0; c < chunks; ++c) {
+        if (w == 0) {
+            uint32_t v[1];
+            tk::arch::ld_global<1>(v, x + 32 * c + lane);
+            tk::arch::st_shared<1>(base + 4 * uint32_t(lane), v);  // BUG buffer_reused_too_soon
+        }
+        tk::arch::syncthreads();
+        uint32_t r[1];
+        tk::arch::ld_shared<1>(r, base + 4 * uint32_t((lane + w) % 32));  // BUG buffer_reused_too_soon
+        acc += value(r[0]);
+        // missing: tk::arch::syncthreads();
+    }
+    const uint32_t o[1] = {bits(acc)};
+    tk::arch::st_global<1>(out + 32 * w + lane, o);
+}
+inline void run_buffer_reused_too_soon() {
+    tk::device_buffer<float> x(128, seeded(128, 13), "x");
+    tk::device_buffer<float> out(128, "out");
+    tk::launch("buffer_reused_too_soon", buffer_reused_too_soon, dim3(1), dim3(128), 128, (const float*)x.data(), out.data(), 4);
+}
+
+inline const add_bug bugs[] = {
+    add_bug({"missing_syncthreads", Kind::race, "warps read each other's shared values with no __syncthreads() after the writes", __FILE__, false, false, run_missing_syncthreads}),
+    add_bug({"missing_syncwarp", Kind::race, "lane 0 writes a shared value the warp reads with no __syncwarp() between", __FILE__, false, false, run_missing_syncwarp}),
+    add_bug({"buffer_reused_too_soon", Kind::race, "a shared buffer refilled before every warp finished reading it (no barrier after the reads)", __FILE__, false, false, run_buffer_reused_too_soon}),
+};
+
+} // namespace planted::races

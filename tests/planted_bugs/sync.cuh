@@ -1,0 +1,91 @@
+// Synchronisation misuse: barriers and mbarriers used in a way no schedule
+// can make work. The simulator says which rule was broken, not just "stuck".
+#pragma once
+#include "planted_bugs/planted_bugs.h"
+#include "planted_bugs/support.h"
+
+namespace planted::sync {
+
+// Warps with no rows left return early; the others then wait at a block
+// barrier the returned warps never reach.
+__global__ void syncthreads_after_early_return(const float* x, float* out, int rows) {
+    const uint32_t base = smem_base();
+    const int w = tk::warpid(), lane = tk::laneid();
+    if (w >= rows) return;  // the mistake: these warps never reach the barrier below
+    uint32_t v[1];
+    tk::arch::ld_global<1>(v, x + 32 * w + lane);
+    tk::arch::st_shared<1>(base + 4 * uint32_t(32 * w + lane), v);
+    tk::arch::syncthreads();  // BUG syncthreads_after_early_return
+    uint32_t r[1];
+    tk::arch::ld_shared<1>(r, base + 4 * uint32_t(32 * ((w + 1) % rows) + lane));
+    tk::arch::st_global<1>(out + 32 * w + lane, r);
+}
+inline void run_syncthreads_after_early_return() {
+    tk::device_buffer<float> x(128, seeded(128, 31), "x");
+    tk::device_buffer<float> out(128, "out");
+    tk::launch("syncthreads_after_early_return", syncthreads_after_early_return, dim3(1), dim3(128), 512, (const float*)x.data(),
+               out.data(), 2);
+}
+
+// The first warpgroup (128 threads) synchronises on a named barrier that
+// counts 256 threads; the second warpgroup never uses it.
+__global__ void named_barrier_count_too_large(const float* x, float* out) {
+    const uint32_t base = smem_base();
+    const int t = int(threadIdx.x);
+    uint32_t v[1];
+    tk::arch::ld_global<1>(v, x + t);
+    if (t < 128) {
+        tk::arch::st_shared<1>(base + 4 * uint32_t(t), v);
+        tk::arch::bar_sync(1, 256);  // BUG named_barrier_count_too_large
+        tk::arch::ld_shared<1>(v, base + 4 * uint32_t(127 - t));
+    }
+    tk::arch::st_global<1>(out + t, v);
+}
+inline void run_named_barrier_count_too_large() {
+    tk::device_buffer<float> x(256, seeded(256, 32), "x");
+    tk::device_buffer<float> out(256, "out");
+    tk::launch("named_barrier_count_too_large", named_barrier_count_too_large, dim3(1), dim3(256), 512, (const float*)x.data(), out.data());
+}
+
+// An mbarrier counting one arrival per phase, which every lane of the warp
+// arrives on (it should be one elected lane, or a count of 32).
+__global__ void mbarrier_extra_arrivals(float* out) {
+    tk::semaphore& bar = *reinterpret_cast<tk::semaphore*>(tk::dynamic_shared_memory());
+    const int lane = tk::laneid();
+    if (lane == 0) tk::init_semaphore(bar, 1);
+    tk::arch::syncwarp();
+    tk::arrive(bar);  // BUG mbarrier_extra_arrivals
+    tk::wait(bar, 0);
+    const uint32_t o[1] = {bits(float(lane))};
+    tk::arch::st_global<1>(out + lane, o);
+}
+inline void run_mbarrier_extra_arrivals() {
+    tk::device_buffer<float> out(32, "out");
+    tk::launch("mbarrier_extra_arrivals", mbarrier_extra_arrivals, dim3(1), dim3(32), 64, out.data());
+}
+
+// The first wait on an mbarrier must wait for phase 0 (parity 0); this one
+// waits for parity 1, a phase nothing will complete.
+__global__ void mbarrier_wrong_parity(float* out) {
+    tk::semaphore& bar = *reinterpret_cast<tk::semaphore*>(tk::dynamic_shared_memory());
+    const int lane = tk::laneid();
+    if (lane == 0) tk::init_semaphore(bar, 32);
+    tk::arch::syncwarp();
+    tk::arrive(bar);
+    tk::wait(bar, 1);  // BUG mbarrier_wrong_parity
+    const uint32_t o[1] = {bits(float(lane))};
+    tk::arch::st_global<1>(out + lane, o);
+}
+inline void run_mbarrier_wrong_parity() {
+    tk::device_buffer<float> out(32, "out");
+    tk::launch("mbarrier_wrong_parity", mbarrier_wrong_parity, dim3(1), dim3(32), 64, out.data());
+}
+
+inline const add_bug bugs[] = {
+    add_bug({"syncthreads_after_early_return", Kind::sync, "__syncthreads() after some warps returned early (part of the block)", __FILE__, false, true, run_syncthreads_after_early_return}),
+    add_bug({"named_barrier_count_too_large", Kind::sync, "a named barrier counting 256 threads used by 128", __FILE__, false, true, run_named_barrier_count_too_large}),
+    add_bug({"mbarrier_extra_arrivals", Kind::sync, "32 arrivals on an mbarrier initialised for 1", __FILE__, false, false, run_mbarrier_extra_arrivals}),
+    add_bug({"mbarrier_wrong_parity", Kind::sync, "a wait for an mbarrier phase that can never complete (wrong parity)", __FILE__, false, true, run_mbarrier_wrong_parity}),
+};
+
+} // namespace planted::sync
