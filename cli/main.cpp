@@ -13,7 +13,7 @@
 #include <sstream>
 #include <string>
 #include <unistd.h>
-#include <CLI/CLI.hpp>
+#include "cli/parser.h"
 #include "tk/host/registry.h"
 #include "trace/codec.h"
 #include "trace/report.h"
@@ -36,12 +36,8 @@
 
 namespace {
 
-constexpr const char* kVersion = "tklab 0.1";
-#if defined(TKLAB_GPU_BACKEND)
-constexpr const char* kTool = "tklab_gpu";
-#else
-constexpr const char* kTool = "tklab";
-#endif
+using tklab::cli::kTool;
+using tklab::cli::RunArgs;
 
 // Colour only for a terminal, and never when NO_COLOR is set (no-color.org).
 bool use_color(FILE* f, const std::string& mode) {
@@ -141,14 +137,6 @@ int cmd_list() {
     if (tk::host::registry().empty()) std::printf("nothing registered\n");
     return 0;
 }
-
-struct RunArgs {
-    std::string name, size, variant, trace, timeline = "first-wave", color = "auto", profile;
-    unsigned seed = 1;
-    bool no_check = false, all_lanes = false, snapshots = false;
-    size_t top = 5;
-    int threads = 0;
-};
 
 std::vector<std::string> variants_to_run(const tk::host::program& p, const std::string& v) {
     if (v.empty()) return {p.variants.front()};
@@ -387,6 +375,10 @@ int cmd_run(const RunArgs& a) {
     try { tklab::sim::parse_timeline_blocks(a.timeline); } catch (const std::exception& e) { fail_usage(std::string("--timeline-blocks: ") + e.what()); }
     if (a.threads > 0) tklab::sim::options().host_threads = a.threads;
     tklab::sim::options().keep_blocks = false;  // the recorder streams them
+    {
+        std::string why;  // the parser has checked the names already
+        if (!tklab::sim::parse_checks(a.checks, tklab::sim::options().checks, why)) fail_usage("--checks: " + why);
+    }
 
     Progress progress(p.name);
     tklab::sim::RecorderOptions ro;
@@ -545,130 +537,25 @@ int cmd_view(const std::vector<std::string>& args) {
 #endif
 
 int main(int argc, char** argv) {
-    CLI::App app{
-#if defined(TKLAB_GPU_BACKEND)
-        "tklab_gpu: runs tklab's kernels and lessons on the GPU, checks them against their CPU references and times them."
-#else
-        "tklab: runs tile kernels and lessons in the CPU simulator, checks them against their CPU references, "
-        "reports what is slow and where, and keeps traces for the visualizer and Perfetto."
-#endif
-    };
-    app.set_version_flag("--version", kVersion);
-    app.require_subcommand(1);
-    app.footer(std::string("Run `") + kTool + " COMMAND --help` for a command's options.");
-    std::string color = "auto";
-
-    auto* list = app.add_subcommand("list", "The kernels and lessons it can run, one line each");
-
-    RunArgs ra;
-    auto* run = app.add_subcommand("run", "Run a kernel or lesson by name, check it, print its report");
-    run->add_option("name", ra.name, "What to run (see `list`)")->required();
-    run->add_option("--size", ra.size, "Problem size: N for every dimension, AxBxC in order, or M=512,K=128");
-    run->add_option("--variant", ra.variant, "Which variant (default: the first listed), or all");
-    run->add_option("--seed", ra.seed, "Seed of the random inputs")->capture_default_str();
-    run->add_flag("--no-check", ra.no_check, "Skip the comparison with the CPU reference");
-    run->add_option("--color", ra.color, "Colour: auto (a terminal without NO_COLOR), always, never")
-        ->check(CLI::IsMember({"auto", "always", "never"}))->capture_default_str();
-    run->add_option("--trace", ra.trace, "Write the trace here: FILE.json (text) or FILE.cbor (binary, for big runs)");
-#if defined(TKLAB_GPU_BACKEND)
-    run->add_option("--profile", ra.profile,
-                    "Profile, comma-separated: timing (CUPTI kernel records) and regions (tk::region markers' per-warp "
-                    "timeline) record the checked run; counters (shared-memory wavefronts, bank conflicts, instructions: "
-                    "CUPTI Range Profiler) and stalls (PC sampling: stall reasons per source line) each run the kernel "
-                    "once more");
-    run->add_option("--top", ra.top, "Rows per report section")->capture_default_str();
-#else
-    run->add_option("--timeline-blocks", ra.timeline,
-                    "Blocks with a full timeline: first-wave, all, none, or a list like 0-3,7 (statistics always cover all)")
-        ->capture_default_str();
-    run->add_flag("--all-lanes", ra.all_lanes, "Keep per-lane addresses of every shared-memory instruction, not only conflicted ones");
-    run->add_flag("--snapshots", ra.snapshots, "Record tile values at each tk::snapshot() in the kernel");
-    run->add_option("--top", ra.top, "Rows per report section")->capture_default_str();
-    run->add_option("--threads", ra.threads, "Host threads simulating blocks (results never depend on it)");
-    bool on_gpu = false;
-    run->add_flag("--gpu", on_gpu, "Run on the GPU instead (hands the command to tklab_gpu, built beside tklab when nvcc "
-                                   "was found; `tklab_gpu run --help` lists its options)");
-
-    std::string file, out;
-    bool salvage = false, no_instructions = false;
-    size_t top = 5;
-    auto* report = app.add_subcommand("report", "Print the report of a saved trace");
-    report->add_option("file", file, "A trace written by `tklab run --trace`")->required()->check(CLI::ExistingFile);
-    report->add_flag("--salvage", salvage, "Read the complete records of a truncated trace");
-    report->add_option("--top", top, "Rows per report section")->capture_default_str();
-    report->add_option("--color", color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
-
-    bool chrome = false;
-    auto* exp = app.add_subcommand("export", "Convert a trace for another tool");
-    exp->add_flag("--chrome", chrome, "Chrome trace-event JSON, for Perfetto (ui.perfetto.dev) and chrome://tracing")->required();
-    exp->add_option("file", file, "The trace to convert")->required()->check(CLI::ExistingFile);
-    exp->add_option("out", out, "The JSON file to write")->required();
-    exp->add_flag("--salvage", salvage, "Read the complete records of a truncated trace");
-    exp->add_flag("--no-instructions", no_instructions, "Only tile ops, barrier waits, conflicts and registers (much smaller)");
-
-    std::string gpu_file;
-    auto* fid = app.add_subcommand("fidelity", "The simulator's shared-memory wavefronts and bank conflicts beside a GPU's "
-                                               "hardware counters, per launch and instruction kind");
-    fid->add_option("sim", file, "A simulator trace (`tklab run NAME --trace SIM`)")->required()->check(CLI::ExistingFile);
-    fid->add_option("gpu", gpu_file, "A GPU trace of the same program, size and seed (`tklab run NAME --gpu --profile "
-                                     "counters --trace GPU`)")->required()->check(CLI::ExistingFile);
-    fid->add_option("--color", color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
-
-    // The workshop: `tklab lesson list|run N|check N|hint N`.
-    tklab::cli::LessonArgs la;
-    auto* lesson = app.add_subcommand("lesson", "The workshop's lessons: list, run, check and hints");
-    lesson->require_subcommand(1);
-    auto* l_list = lesson->add_subcommand("list", "The lessons, in order, and which you passed");
-    auto* l_run = lesson->add_subcommand("run", "Build and run a lesson's exercise in the simulator: report, trace, and "
-                                                "the visualizer when there is a display");
-    auto* l_check = lesson->add_subcommand("check", "Build and check a lesson's exercise: correct at several sizes, "
-                                                    "and its performance goal");
-    auto* l_hint = lesson->add_subcommand("hint", "The next hint for a lesson (each call shows one more)");
-    for (auto* c : {l_run, l_check, l_hint})
-        c->add_option("number", la.number, "The lesson's number (`tklab lesson list`)")->required();
-    for (auto* c : {l_run, l_check}) {
-        c->add_flag("--solution", la.solution, "The reference solution instead of your exercise");
-        c->add_flag("--no-build", la.no_build, "Do not rebuild first");
-        c->add_option("--seed", la.seed, "Seed of the random inputs")->capture_default_str();
+    const tklab::cli::ParsedCommandLine pc = tklab::cli::parse_command_line(argc, argv);
+    if (pc.exits) {
+        std::cout << pc.out << std::flush;
+        std::cerr << pc.err << std::flush;
+        return pc.exit_code;
     }
-    for (auto* c : {l_run, l_check, l_hint})
-        c->add_option("--part", la.part, "One part of a lesson in parts (lesson 4: 1 the transpose, 2 the GEMM). Without "
-                                         "it `check` checks every part, `run` and `hint` take the first not passed yet")
-            ->check(CLI::PositiveNumber);
-    l_run->add_flag("--no-view", la.no_view, "Do not open the visualizer");
-    l_hint->add_flag("--reset", la.reset, "Show the hints from the first again");
-    (void)l_list;
-
-    // Everything after `view` goes to the visualizer, --help included.
-    auto* view = app.add_subcommand("view", "Open traces in the visualizer (`tklab view --help` for its options)");
-    view->prefix_command();
-    view->set_help_flag();
-#endif
-
-    try {
-        app.parse(argc, argv);
-    } catch (const CLI::CallForHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForAllHelp& e) {
-        return app.exit(e);
-    } catch (const CLI::CallForVersion& e) {
-        return app.exit(e);
-    } catch (const CLI::ParseError& e) {
-        app.exit(e);
-        return 2;
-    }
-    if (list->parsed()) return cmd_list();
+    using tklab::cli::Command;
+    [[maybe_unused]] const tklab::cli::TraceArgs& ta = pc.trace;
+    switch (pc.command) {
+    case Command::list: return cmd_list();
+    case Command::run: return cmd_run(pc.run);
 #if !defined(TKLAB_GPU_BACKEND)
-    if (run->parsed() && on_gpu) return run_on_gpu(argc, argv);
-#endif
-    if (run->parsed()) return cmd_run(ra);
-#if !defined(TKLAB_GPU_BACKEND)
-    if (report->parsed()) return cmd_report(file, salvage, top, color);
-    if (exp->parsed()) return cmd_export(file, out, salvage, !no_instructions);
-    if (fid->parsed()) return cmd_fidelity(file, gpu_file, color);
-    if (view->parsed()) return cmd_view(view->remaining());
-    if (lesson->parsed()) {
-        la.action = lesson->get_subcommands().front()->get_name();
+    case Command::run_on_gpu: return run_on_gpu(argc, argv);
+    case Command::report: return cmd_report(ta.file, ta.salvage, ta.top, ta.color);
+    case Command::export_chrome: return cmd_export(ta.file, ta.out, ta.salvage, !ta.no_instructions);
+    case Command::fidelity: return cmd_fidelity(ta.file, ta.gpu_file, ta.color);
+    case Command::view: return cmd_view(pc.view_args);
+    case Command::lesson: {
+        const tklab::cli::LessonArgs& la = pc.lesson;
         return tklab::cli::cmd_lesson(la, argc, argv, [&](const std::string& program, const std::string& variant,
                                                           const std::string& trace) {
             RunArgs ra2;
@@ -682,5 +569,6 @@ int main(int argc, char** argv) {
         });
     }
 #endif
-    return 2;
+    default: return 2;
+    }
 }

@@ -7,6 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(build-essential cmake ninja-build catch2 nlohmann-json3-dev libboost-context-dev libcli11-dev
+          # the fuzzers (fuzz/): clang and its libFuzzer and sanitizer runtimes
+          clang libclang-rt-dev
           # the visualizer: Dear ImGui, GLFW, OpenGL (Mesa), stb for PNG, a font;
           # Xvfb for its headless screenshots and tests
           libimgui-dev libglfw3-dev libstb-dev libgl-dev libgl1-mesa-dri fonts-dejavu-core xvfb xauth)

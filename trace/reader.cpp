@@ -4,6 +4,7 @@
 // or the JSON path (a missing field, a wrong type, an id out of range).
 #include "trace/codec.h"
 
+#include <algorithm>
 #include <cerrno>
 #include <cmath>
 #include <cstring>
@@ -781,18 +782,29 @@ Loaded load_trace_bytes(const std::string& bytes, Encoding enc, const std::strin
     if (!ok) {
         const bool at_end = sax.error_pos + 1 >= bytes.size();
         std::ostringstream m;
-        m << name << ": " << (at_end ? "ends early" : "damaged") << " at byte " << sax.error_pos << " of " << bytes.size();
-        if (!sax.in_records) {
+        // nlohmann counts the end of input as one more byte read.
+        m << name << ": " << (at_end ? "ends early" : "damaged") << " at byte " << std::min<uint64_t>(sax.error_pos, bytes.size())
+          << " of " << bytes.size();
+        if (sax.records_closed) {
+            // Every record arrived; only the document's closing is missing or damaged.
+            m << ", after all " << loader.records << " records (what should close the document after them is missing or damaged)";
+            if (!opt.salvage) {
+                m << ". `tklab report --salvage` reads the records.\n  (" << sax.error_msg << ")";
+                throw TraceError(m.str());
+            }
+            out.warning = m.str() + "; kept them";
+        } else if (!sax.in_records) {
             m << " (before any record; " << (enc == Encoding::json ? "not JSON or" : "not CBOR or") << " not a tklab trace): " << sax.error_msg;
             throw TraceError(m.str());
+        } else {
+            m << ", after " << loader.records << " complete records";
+            if (!opt.salvage) {
+                m << " -- the run that wrote it probably stopped early. `tklab report --salvage` reads the complete records.\n  ("
+                  << sax.error_msg << ")";
+                throw TraceError(m.str());
+            }
+            out.warning = m.str() + "; kept them";
         }
-        m << ", after " << loader.records << " complete records";
-        if (!opt.salvage) {
-            m << " -- the run that wrote it probably stopped early. `tklab report --salvage` reads the complete records.\n  ("
-              << sax.error_msg << ")";
-            throw TraceError(m.str());
-        }
-        out.warning = m.str() + "; kept them";
     } else {
         if (!sax.saw_top) throw TraceError(name + ": not a tklab trace");
         if (!sax.records_closed && sax.deferred.is_array()) {

@@ -994,7 +994,8 @@ void write_gpu_counters(LineWriter& w, const Trace& t, const ReportOptions& opt)
     heading(w, "Hardware counters (CUPTI Range Profiler)");
     const auto value = [](const GpuCounters& c, const char* name) -> std::optional<uint64_t> {
         const auto it = c.metrics.find(name);
-        if (it == c.metrics.end() || it->second < 0) return std::nullopt;
+        // A value no count can be (negative, or past 2^64 in a damaged file) shows as "-".
+        if (it == c.metrics.end() || !(it->second >= 0 && it->second < 0x1p64)) return std::nullopt;
         return uint64_t(it->second + 0.5);
     };
     const auto text = [](std::optional<uint64_t> v) { return v ? num(*v) : std::string("-"); };

@@ -1,0 +1,60 @@
+// The command line's grammar: every command, option and help text, parsed
+// into plain values. Nothing runs here, so main() dispatches on the result
+// and the fuzzer (fuzz/cli_parser.cpp) feeds it arbitrary argument lists.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+#include "cli/lesson.h"
+
+namespace tklab::cli {
+
+inline constexpr const char* kVersion = "tklab 0.1";
+#if defined(TKLAB_GPU_BACKEND)
+inline constexpr const char* kTool = "tklab_gpu";
+#else
+inline constexpr const char* kTool = "tklab";
+#endif
+
+// `run NAME ...`: what to run and how to record it.
+struct RunArgs {
+    std::string name, size, variant, trace, timeline = "first-wave", color = "auto", profile;
+    // Bug finders (simulator): all, none, or a comma list of races, uninit, sync.
+    std::string checks = "all";
+    unsigned seed = 1;
+    bool no_check = false, all_lanes = false, snapshots = false;
+    size_t top = 5;
+    int threads = 0;
+};
+
+// `report`, `export --chrome` and `fidelity`: the trace files they read.
+struct TraceArgs {
+    std::string file, out, gpu_file, color = "auto";
+    bool salvage = false, no_instructions = false;
+    size_t top = 5;
+};
+
+enum class Command { none, list, run, run_on_gpu, report, export_chrome, fidelity, view, lesson };
+
+struct ParsedCommandLine {
+    Command command = Command::none;
+    RunArgs run;
+    TraceArgs trace;
+    LessonArgs lesson;                   // lesson.action names the lesson subcommand
+    std::vector<std::string> view_args;  // everything after `view`, for the visualizer
+
+    // Set when the command line ends the program by itself (help, version, a
+    // mistake): print `out` to stdout and `err` to stderr, exit with `exit_code`.
+    bool exits = false;
+    int exit_code = 0;
+    std::string out, err;
+};
+
+// Parses argv (argv[0] is the program); never exits and never prints.
+ParsedCommandLine parse_command_line(int argc, const char* const* argv);
+
+// --checks: "all", "none" or a comma list of races, uninit, sync. Returns
+// what is wrong with the first unknown or empty name, or "" when valid.
+std::string checks_error(const std::string& list);
+
+} // namespace tklab::cli
