@@ -31,3 +31,10 @@ const ThreadIds& current_ids();
 #define blockDim (::tklab::sim::current_ids().block_dim)
 #define gridDim (::tklab::sim::current_ids().grid_dim)
 constexpr int warpSize = 32;
+
+// CUDA's __trap(): stops the simulated kernel with a SimError naming this line
+// (on a GPU it aborts the launch). sim/kernel_crash.cpp.
+namespace tklab::sim {
+[[noreturn]] void kernel_trap(const char* file, int line);
+}
+#define __trap() ::tklab::sim::kernel_trap(__FILE__, __LINE__)

@@ -6,6 +6,8 @@
 #include "sim/banks.h"
 #include "sim/bug_finders/shared_shadow.h"
 #include "sim/cuda_shim.h"
+#include "sim/fiber_stack.h"
+#include "sim/kernel_crash.h"
 
 #include <boost/context/fiber.hpp>
 #include <boost/context/protected_fixedsize_stack.hpp>
@@ -21,6 +23,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <new>
 #include <optional>
 #include <sstream>
 #include <thread>
@@ -216,9 +219,11 @@ public:
         if (!free_.empty()) {
             auto s = free_.back();
             free_.pop_back();
+            reuse_stack(s);
             return s;
         }
         ctx::stack_context s = alloc_.allocate();
+        reuse_stack(s);  // the addresses may have held an earlier pool's stacks
         full_size_ = s.size;
         const size_t off = (count_++ * 17 % 64) * 64;  // 0..4032 bytes, 64-byte steps
         s.sp = static_cast<char*>(s.sp) - off;
@@ -234,7 +239,12 @@ private:
 };
 struct PooledStack {
     StackPool* pool;
-    ctx::stack_context allocate() { return pool->allocate(); }
+    FiberStack* where;  // told where the stack is (its guard page, for sanitizers and the crash handler)
+    ctx::stack_context allocate() {
+        ctx::stack_context s = pool->allocate();
+        *where = FiberStack::of(s, ctx::stack_traits::page_size());
+        return s;
+    }
     void deallocate(ctx::stack_context& s) noexcept { pool->deallocate(s); }
 };
 
@@ -277,6 +287,8 @@ struct Thread {
     BulkGroup bulk_open;                 // stores since the last commit
     std::vector<BulkGroup> bulk_groups;  // committed, oldest first
     std::exception_ptr error;
+    FiberStack stack;            // its fiber's (sim/fiber_stack.h)
+    uint32_t parked_op_seq = 0;  // op_seq when it last parked: a later op_line is newer than kline
 };
 
 enum class WarpState { runnable, at_barrier, at_mbarrier, done };
@@ -1742,7 +1754,7 @@ public:
         for (Thread& t : b_.threads) {
             if (!t.fib) continue;
             g_cur = &t;
-            t.fib = ctx::fiber{};
+            fiber_switch::unwind(t.fib, t.stack);
             g_cur = nullptr;
         }
     }
@@ -1814,39 +1826,63 @@ private:
 
     void resume(Thread& t) {
         if (!t.fib && !t.exited) {
-            t.fib = ctx::fiber(std::allocator_arg, PooledStack{&stacks_}, [this, &t](ctx::fiber&& sched) {
+            t.fib = ctx::fiber(std::allocator_arg, PooledStack{&stacks_, &t.stack}, [this, &t](ctx::fiber&& sched) {
+                fiber_switch::entered();
                 t.sched = std::move(sched);
                 try {
                     body_();
                 } catch (const ctx::detail::forced_unwind&) {
+                    fiber_switch::leaving();
                     throw;
                 } catch (...) {
                     t.error = std::current_exception();
                 }
                 t.exited = true;
+                fiber_switch::leaving();
                 return std::move(t.sched);
             });
         }
         g_cur = &t;
-        t.fib = std::move(t.fib).resume();
+        kernel_crash::RunningFiber running(t.stack, t.sched);
+        t.fib = fiber_switch::enter(std::move(t.fib), t.stack);
         g_cur = nullptr;
+        if (running.crash.signal) crashed(t, running.crash);
         if (t.error) rethrow_from(t);
+        t.parked_op_seq = t.op_seq;
+    }
+
+    // The kernel line a thread is at: the tile op it began after its last
+    // instruction (maybe still open), else that instruction's kernel line.
+    static std::pair<const char*, int> kernel_line(const Thread& t) {
+        if (t.op_seq != t.parked_op_seq && t.op_line > 0) return {t.op_file, t.op_line};
+        return {t.kfile, t.kline};
     }
 
     [[noreturn]] void rethrow_from(Thread& t) {
         std::exception_ptr e = t.error;
         t.error = nullptr;
+        const auto [file, line] = kernel_line(t);
         try {
             std::rethrow_exception(e);
         } catch (const SimError&) {
             throw;
+        } catch (const kernel_crash::KernelTrap& trap) {
+            throw kernel_crash::trap_error(trap, where(t));
         } catch (const std::exception& ex) {
-            std::ostringstream s;
-            s << "the kernel threw an exception in " << where(t) << ": " << ex.what();
-            throw SimError(ErrorKind::kernel_exception, s.str());
+            throw kernel_crash::exception_error(typeid(ex).name(), ex.what(), where(t), file, line);
         } catch (...) {
-            throw SimError(ErrorKind::kernel_exception, "the kernel threw a non-standard exception in " + where(t));
+            throw kernel_crash::exception_error({}, {}, where(t), file, line);
         }
+    }
+
+    // A signal on the thread's fiber (kernel_crash.h) left it for good: its
+    // stack holds a dead handler's frame, so the fiber is never resumed or
+    // unwound (its handle is dropped unreleased) and its stack never goes back
+    // to the pool (a few pages leak per crash).
+    [[noreturn]] void crashed(Thread& t, const kernel_crash::Crash& c) {
+        new (&t.fib) ctx::fiber{};
+        const auto [file, line] = kernel_line(t);
+        throw kernel_crash::crash_error(c, where(t), file, line, options().stack_bytes);
     }
 
     void step(Warp& w) {
@@ -2137,6 +2173,7 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
         w.live |= 1u << t.lane;
     }
     BlockRunner runner(b, stacks, body);
+    kernel_crash::guard_host_thread();  // a kernel's crash on this host thread becomes its SimError
     try {
         runner.run();
     } catch (...) {
@@ -2169,7 +2206,7 @@ void issue(LaneOp& op) {
     t->pending = &op;
     if (t->op_depth > 0) { t->kfile = t->op_file; t->kline = t->op_line; }
     else { t->kfile = op.file; t->kline = op.line; }
-    t->sched = std::move(t->sched).resume();
+    t->sched = fiber_switch::yield(std::move(t->sched));
 }
 
 const ThreadIds& current_ids() {
