@@ -326,7 +326,7 @@ int cmd_run(const RunArgs& a) {
             const double ms = c->time_ms(v);
             if (ms > 0) {
                 std::printf("  GPU time    %.4f ms per run", ms);
-                if (p.flops) std::printf(", %.1f TFLOP/s", p.flops(dims) / (ms * 1e-3) / 1e12);
+                if (p.flops) std::printf(", %.1f TFLOP/s", p.flops(dims, v) / (ms * 1e-3) / 1e12);
                 if (p.bytes) std::printf(", %.1f GB/s", p.bytes(dims) / (ms * 1e-3) / 1e9);
                 std::printf("\n");
             }

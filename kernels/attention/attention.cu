@@ -21,7 +21,11 @@ TKLAB_PROGRAM(attention, tk::host::program_def<Data>{
     .reference = [](const Data& g) { return attention::reference(g, g.causal); },
     .output_name = "O",
     .tolerance = 2e-2,
-    .flops = [](const tk::host::dims_t& d) { return 4.0 * d.at("B") * d.at("H") * double(d.at("N")) * d.at("N") * d.at("D"); },
+    // Causal attention computes about half the score matrix (the blocks on or below the diagonal).
+    .variant_flops = [](const tk::host::dims_t& d, const std::string& variant) {
+        const double full = 4.0 * d.at("B") * d.at("H") * double(d.at("N")) * d.at("N") * d.at("D");
+        return variant == "causal" ? full / 2 : full;
+    },
     .time_ms = [](Data& g, const std::string& variant) -> double {
 #if defined(TK_GPU)
         const bool causal = variant == "causal";

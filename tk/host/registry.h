@@ -52,7 +52,7 @@ struct program {
     std::string name, kind, summary;
     std::vector<std::string> variants;  // the first is the default
     std::vector<problem_dim> dims;
-    std::function<double(const dims_t&)> flops;  // for rates; may be empty
+    std::function<double(const dims_t&, const std::string& variant)> flops;  // for rates; may be empty
     std::function<double(const dims_t&)> bytes;  // bytes moved per run, for memory rates; may be empty
     std::function<std::unique_ptr<program_case>(const dims_t&, unsigned seed)> make;
 
@@ -94,6 +94,8 @@ struct program_def {
     std::string output_name = "out";
     double tolerance = 1e-2;                                       // on max_relative_error
     std::function<double(const dims_t&)> flops = {};               // floating-point operations per run (TFLOP/s)
+    // Instead of flops, when the count depends on the variant (causal attention does half the work).
+    std::function<double(const dims_t&, const std::string& variant)> variant_flops = {};
     std::function<double(Data&, const std::string& variant)> time_ms;  // optional: a GPU timing loop
     std::function<double(const dims_t&)> bytes = {};               // bytes a run must move (GB/s): memory-bound kernels
 };
@@ -146,7 +148,9 @@ private:
 template <typename Data>
 program make_program(program_def<Data> d) {
     auto def = std::make_shared<const program_def<Data>>(std::move(d));
-    program p{def->name, def->kind, def->summary, def->variants, def->dims, def->flops, def->bytes, {}};
+    std::function<double(const dims_t&, const std::string&)> flops = def->variant_flops;
+    if (!flops && def->flops) flops = [f = def->flops](const dims_t& d, const std::string&) { return f(d); };
+    program p{def->name, def->kind, def->summary, def->variants, def->dims, std::move(flops), def->bytes, {}};
     p.make = [def](const dims_t& dims, unsigned seed) -> std::unique_ptr<program_case> {
         return std::make_unique<typed_case<Data>>(def, def->inputs(dims, seed));
     };
