@@ -1169,18 +1169,17 @@ private:
             }
             break;
         }
-        case Op::mbar_test_wait: {
-            bool acquired = false;
+        case Op::mbar_test_wait:
             for_lanes([&](int l) {
                 LaneOp& o = lane_op(l);
                 MbarState& m = mbar_at(l, o.addr);
                 shadow_access(lane_accessor(l), o.addr, 8, false, lane(l));
                 o.data[0] = (m.phase & 1) != (o.arg & 1);
-                if (o.data[0] && b_.shadow) { bugs::join(w_.hb, m.completed); acquired = true; }
+                // A lane that sees the phase done acquires it (the race finder
+                // keeps one clock per warp, so the warp does).
+                if (o.data[0] && b_.shadow) bugs::join(w_.hb, m.completed);
             });
-            (void)acquired;
             break;
-        }
         case Op::mbar_wait: {
             MbarState& m = mbar_at(first_, op0_->addr);
             for_lanes([&](int l) { shadow_access(lane_accessor(l), lane_op(l).addr, 8, false, lane(l)); });
