@@ -2123,7 +2123,7 @@ struct AlignedBuffer {
 };
 
 void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block_dim, size_t smem_bytes,
-               const std::function<void()>& body, const CostModel& cost, StackPool& stacks, AlignedBuffer& smem,
+               const std::function<void()>& body, const CostModel& cost, StackPool& stacks, AlignedBuffer& smem, bugs::SharedShadow& shadow,
                BlockResult& out) {
     Block b;
     b.cost = &cost;
@@ -2144,11 +2144,10 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     b.threads.resize(nthreads);
     b.warps.resize(nwarps);
     for (unsigned w = 0; w < nwarps; ++w) { b.warps[w].id = int(w); b.warps[w].block = &b; }
-    // The bug finders' state: one shadow of shared memory per host thread,
-    // reused block after block; each warp starts in its first epoch.
+    // The bug finders' state: the host thread's shadow of shared memory
+    // (reused block after block); each warp starts in its first epoch.
     b.checks = options().checks;
     if (b.checks.races || b.checks.uninit) {
-        thread_local bugs::SharedShadow shadow;
         shadow.begin_block(smem_bytes, int(nwarps), b.checks.races, b.checks.uninit);
         b.shadow = &shadow;
         for (Warp& w : b.warps) {
@@ -2536,6 +2535,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     auto worker = [&] {
         StackPool stacks(options().stack_bytes);
         AlignedBuffer smem;
+        bugs::SharedShadow shadow;  // the bug finders' view of shared memory, reused block after block
         for (;;) {
             uint64_t i = next.fetch_add(1);
             // Blocks after a failed one are skipped; earlier ones still run, so the
@@ -2543,7 +2543,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
             if (i >= nblocks || i > first_error.load()) break;
             results[i].trace.timeline = !obs || obs->wants_timeline(i);
             try {
-                run_block(kernel, uint32_t(i), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, stacks, smem, results[i]);
+                run_block(kernel, uint32_t(i), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, stacks, smem, shadow, results[i]);
             } catch (...) {
                 results[i].error = std::current_exception();
                 uint64_t cur = first_error.load();
