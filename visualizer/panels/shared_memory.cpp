@@ -177,7 +177,7 @@ void bank_header(const Grid& g, const char* corner) {
     dl->AddText(ImVec2(p.x, p.y), palette::text_dim, corner);
     const int every = g.cell_w >= ImGui::CalcTextSize("00").x + 2 ? 1 : g.cell_w * 4 >= ImGui::CalcTextSize("00").x ? 4 : 8;
     for (int b = 0; b < 32; b += every) {
-        char s[4];
+        char s[12];  // room for any int: the sanitizer build's range analysis cannot bound b
         std::snprintf(s, sizeof s, "%d", b);
         const float x = p.x + g.label_w + float(b) * g.cell_w + (g.cell_w - ImGui::CalcTextSize(s).x) / 2;
         dl->AddText(ImVec2(std::max(x, p.x + g.label_w + float(b) * g.cell_w), p.y), palette::text_dim, s);
