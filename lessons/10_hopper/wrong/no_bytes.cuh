@@ -3,8 +3,8 @@
 // bytes (a plain arrive instead of tma::expect). The phase completes on the
 // arrival alone, before the tiles have landed, and the consumers multiply
 // whatever the slot held; on a GPU the copies' bytes then land on a later
-// phase and the kernel may hang. The simulator stops at the first copy whose
-// bytes nothing expected.
+// phase and the kernel may hang. The simulator stops at the consumers' first
+// wgmma, whose operands have not landed: nothing has written them yet.
 #pragma once
 #include "tk/tk.h"
 #include "lessons/10_hopper/lesson.cuh"
