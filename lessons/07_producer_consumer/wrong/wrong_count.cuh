@@ -4,8 +4,7 @@
 // 32 phases instead of one. 32 is even: the parity ends where it started, and
 // the producer, waiting for the round to complete, waits for ever (with an
 // odd overshoot it would instead refill a slot the consumers still read).
-// The simulator stops at the arrival: "32 lanes arrived at once" on a barrier
-// counting 4 is the clue: count threads.
+// The clue, where the simulator stops: "32 lanes arrived at once". Count threads.
 #pragma once
 #include "tk/tk.h"
 #include "lessons/07_producer_consumer/lesson.cuh"
