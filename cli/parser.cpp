@@ -1,6 +1,7 @@
 // tklab's commands and options (CLI11). Help texts live here; what each
 // command does lives in main.cpp.
 #include "cli/parser.h"
+#include "sim/bug_finders/check_list.h"
 
 #include <sstream>
 #include <CLI/CLI.hpp>
@@ -8,21 +9,8 @@
 namespace tklab::cli {
 
 std::string checks_error(const std::string& list) {
-    if (list == "all" || list == "none") return "";
-    std::stringstream in(list);
-    std::string item;
-    bool any = false;
-    while (std::getline(in, item, ',')) {
-        any = true;
-        if (item == "all" || item == "none")
-            return "'" + item + "' stands alone; give all, none, or a comma list of races, uninit, sync";
-        if (item != "races" && item != "uninit" && item != "sync")
-            return (item.empty() ? std::string("an empty name") : "'" + item + "'") + " is not a bug finder; name races, uninit or sync (comma-separated), or give all or none";
-    }
-    // getline drops a trailing empty item ("races,"), and finds none in "".
-    if (!any || list.back() == ',')
-        return "an empty name is not a bug finder; name races, uninit or sync (comma-separated), or give all or none";
-    return "";
+    tklab::sim::Checks unused;
+    return tklab::sim::parse_check_list(list, unused);
 }
 
 ParsedCommandLine parse_command_line(int argc, const char* const* argv) {

@@ -105,25 +105,6 @@ const char* error_kind_name(ErrorKind k) {
     return "error";
 }
 
-bool parse_checks(const std::string& list, Options::Checks& out, std::string& error) {
-    Options::Checks c{false, false, false};
-    std::stringstream in(list);
-    std::string name;
-    while (std::getline(in, name, ',')) {
-        if (name == "all") c = Options::Checks{};
-        else if (name == "none") c = Options::Checks{false, false, false};
-        else if (name == "races") c.races = true;
-        else if (name == "uninit") c.uninit = true;
-        else if (name == "sync") c.sync = true;
-        else {
-            error = "unknown bug finder '" + name + "': use all, none, or a comma-separated list of races, uninit and sync";
-            return false;
-        }
-    }
-    out = c;
-    return true;
-}
-
 // ---------------------------------------------------------------- global memory registry
 
 namespace {
@@ -327,8 +308,7 @@ struct Warp {
     bugs::VectorClock hb;
     uint32_t seq = 0;
     uint32_t copies = 0;                      // bulk copies issued (each its own epoch of the copy engine agent)
-    uint32_t wgmma_commits = 0;               // the open wgmma group is epoch wgmma_commits + 1
-    std::vector<uint32_t> wgmma_group_epochs; // committed groups' epochs, oldest first (beside wgmma_groups)
+    uint32_t wgmma_commits = 0;               // the open wgmma group is epoch wgmma_commits + 1; committed ones count up to it
 };
 
 struct BarrierState {
@@ -484,9 +464,11 @@ void check_shared(const Block& b, const Thread& t, uint32_t addr, uint32_t bytes
     }
 }
 
-void check_global(const Thread& t, const void* p, uint32_t bytes, const char* what) {
+// The allocation the access falls in (a fault if none, or if misaligned).
+const Allocation& check_global(const Thread& t, const void* p, uint32_t bytes, const char* what) {
     uintptr_t a = uintptr_t(p);
-    if (!find_allocation(a, bytes)) {
+    const Allocation* al = find_allocation(a, bytes);
+    if (!al) {
         std::ostringstream s;
         s << "out-of-bounds global-memory " << what << " of " << bytes << " bytes at address " << hex(a)
           << describe_nearest_allocation(a);
@@ -497,6 +479,7 @@ void check_global(const Thread& t, const void* p, uint32_t bytes, const char* wh
         s << "misaligned global-memory " << what << " of " << bytes << " bytes at address " << hex(a);
         fault(t, s.str(), "align the address to the access width (" + std::to_string(bytes) + " bytes)");
     }
+    return *al;
 }
 
 // ---------------------------------------------------------------- bug finders' reports
@@ -752,7 +735,7 @@ public:
         case Op::wgmma: wgmma(); break;
         case Op::wgmma_commit:
             w_.wgmma_groups.push_back(std::max(w_.wgmma_open, t_));
-            w_.wgmma_group_epochs.push_back(++w_.wgmma_commits);
+            ++w_.wgmma_commits;
             w_.wgmma_open = 0;
             w_.clock = t_ + cost_.issue_cycles;
             break;
@@ -792,26 +775,19 @@ private:
         if (!b_.shadow) return;
         if (auto f = b_.shadow->access(who, addr, bytes, write)) report_finding(b_, *f, who, op0_->op, t.kfile, t.kline, block_name(t.ids.block));
     }
-    // A read of global memory: every byte must have been written (by an upload or a kernel).
-    void check_global_written(const Thread& t, const void* p, uint64_t bytes, const char* what) {
+    // A read of global memory in `al`: every byte must have been written (by an upload or a kernel).
+    void check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what) {
         if (!b_.checks.uninit) return;
-        const uintptr_t a = uintptr_t(p);
-        const Allocation* al = find_allocation(a, bytes);
-        if (!al) return;  // bounds are check_global's
-        if (auto bad = al->first_unwritten(a, bytes)) {
+        if (auto bad = al.first_unwritten(a, bytes)) {
             std::ostringstream s;
             s << "read of global memory nothing wrote: " << what << " of " << bytes << " bytes at " << hex(a) << " reads byte " << hex(*bad)
-              << " (byte " << (*bad - al->base) << " of '" << al->name << "'), which neither the host (an upload) nor a kernel has written";
+              << " (byte " << (*bad - al.base) << " of '" << al.name << "'), which neither the host (an upload) nor a kernel has written";
             std::ostringstream m;
             m << line_of(t.kfile, t.kline) << ": error: " << s.str() << " (" << where(t) << ").\n  fix: "
               << "upload the buffer before the launch (tk::device_buffer(n, values) or upload()) or write it in an earlier kernel; "
                  "fresh device memory is garbage, not zeros";
             throw SimError(ErrorKind::uninitialized_read, m.str(), t.kfile, t.kline);
         }
-    }
-    void mark_global(const void* p, uint64_t bytes) {
-        const uintptr_t a = uintptr_t(p);
-        if (const Allocation* al = find_allocation(a, bytes)) al->mark(a, bytes);
     }
     // Synchronisation, as the race finder sees it: a release publishes this
     // warp's clock (and starts its next epoch), an acquire joins one.
@@ -1070,8 +1046,8 @@ private:
         for_lanes([&](int l) {
             LaneOp& o = lane_op(l);
             check_shared(b_, lane(l), o.addr, bytes, "cp.async destination");
-            check_global(lane(l), o.gptr, bytes, "cp.async source");
-            check_global_written(lane(l), o.gptr, bytes, "a cp.async source read");
+            const Allocation& src = check_global(lane(l), o.gptr, bytes, "cp.async source");
+            check_global_written(lane(l), src, uintptr_t(o.gptr), bytes, "a cp.async source read");
             AsyncCopy c{o.addr, bytes, {}, uint8_t(l), site_};
             std::memcpy(c.data, o.gptr, bytes);  // the source as it is at issue
             w_.open.copies.push_back(c);
@@ -1137,8 +1113,15 @@ private:
         case Op::mbar_arrive: {
             // One warp instruction's arrivals completing several phases at
             // once: more lanes arrived than the barrier counts per phase.
-            std::map<uint32_t, uint32_t> phase_before;
-            for_lanes([&](int l) { phase_before.try_emplace(lane_op(l).addr, mbar_at(l, lane_op(l).addr).phase); });
+            // (Almost always one barrier per instruction: a short list, not a map.)
+            std::vector<std::pair<uint32_t, uint32_t>> phase_before;
+            if (b_.checks.sync)
+                for_lanes([&](int l) {
+                    const uint32_t addr = lane_op(l).addr;
+                    for (const auto& p : phase_before)
+                        if (p.first == addr) return;
+                    phase_before.emplace_back(addr, mbar_at(l, addr).phase);
+                });
             for_lanes([&](int l) {
                 const uint32_t addr = lane_op(l).addr;
                 MbarState& m = mbar_at(l, addr);
@@ -1158,7 +1141,7 @@ private:
             if (b_.shadow) ++w_.hb[size_t(w_.id)];  // a release: the arrival published this epoch
             for (const auto& [addr, before] : phase_before) {
                 const MbarState& m = b_.mbars.at(addr);
-                if (b_.checks.sync && m.phase - before > 1)
+                if (m.phase - before > 1)
                     fault_kind(ErrorKind::sync_misuse, *t0_,
                                std::to_string(std::popcount(mask_)) + " lanes arrived at once on mbarrier " + hex(addr) + " (initialised at " +
                                    line_of(m.init_file, m.init_line) + " for " + std::to_string(m.expected) + " arrival" +
@@ -1205,9 +1188,9 @@ private:
         const uint32_t bytes = op0_->width;
         for_lanes([&](int l) {
             LaneOp& o = lane_op(l);
-            check_global(lane(l), o.gptr, bytes, load ? "load" : "store");
-            if (load) check_global_written(lane(l), o.gptr, bytes, "a load");
-            else mark_global(o.gptr, bytes);
+            const Allocation& al = check_global(lane(l), o.gptr, bytes, load ? "load" : "store");
+            if (load) check_global_written(lane(l), al, uintptr_t(o.gptr), bytes, "a load");
+            else al.mark(uintptr_t(o.gptr), bytes);
             if (load) std::memcpy(o.data, o.gptr, bytes);
             else std::memcpy(const_cast<void*>(o.gptr), o.data, bytes);
         });
@@ -1313,8 +1296,8 @@ private:
         }
     }
 
-    void check_tensor_memory(int l, uintptr_t a, uint64_t bytes, uint64_t row) {
-        if (find_allocation(a, bytes)) return;
+    const Allocation& check_tensor_memory(int l, uintptr_t a, uint64_t bytes, uint64_t row) {
+        if (const Allocation* al = find_allocation(a, bytes)) return *al;
         std::ostringstream s;
         s << "a bulk tensor copy's box row " << row << " (" << bytes << " bytes at " << hex(a)
           << ") lies inside the tensor map's dimensions but outside any global allocation" << describe_nearest_allocation(a);
@@ -1372,8 +1355,7 @@ private:
             for_box_rows(m, o.coord, [&](uint64_t r, uint32_t first, uint32_t end, uintptr_t a) {
                 if (first == end) return;
                 const uint64_t n = uint64_t(end - first) * m.elem_bytes;
-                check_tensor_memory(l, a, n, r);
-                check_global_written(lane(l), reinterpret_cast<const void*>(a), n, "a bulk tensor load's box row");
+                check_global_written(lane(l), check_tensor_memory(l, a, n, r), a, n, "a bulk tensor load's box row");
                 std::memcpy(image.data() + r * row_bytes + uint64_t(first) * m.elem_bytes, reinterpret_cast<const void*>(a), n);
             });
             for (uint64_t i = 0; i < bytes; i += 16) rows.push_back(swizzle_address(o.addr + uint32_t(i), m.swizzle_bytes));
@@ -1446,8 +1428,7 @@ private:
             for_box_rows(m, o.coord, [&](uint64_t r, uint32_t first, uint32_t end, uintptr_t a) {
                 if (first == end) return;
                 const uint64_t n = uint64_t(end - first) * m.elem_bytes;
-                check_tensor_memory(l, a, n, r);
-                mark_global(reinterpret_cast<const void*>(a), n);
+                check_tensor_memory(l, a, n, r).mark(a, n);
                 std::memcpy(reinterpret_cast<void*>(a), image.data() + r * row_bytes + uint64_t(first) * m.elem_bytes, n);
             });
             uint64_t read_done = 0;
@@ -1638,14 +1619,15 @@ private:
     void wgmma_wait() {
         const size_t keep = op0_->arg;
         while (w_.wgmma_groups.size() > keep) {
+            // Committed groups have epochs up to wgmma_commits, the oldest first.
+            const uint32_t epoch = w_.wgmma_commits - uint32_t(w_.wgmma_groups.size()) + 1;
             wait_until(w_.wgmma_groups.front(), Stall::long_scoreboard);
             w_.wgmma_groups.erase(w_.wgmma_groups.begin());
             // The group's operand reads are over: ordered before what follows.
             if (b_.shadow) {
                 uint32_t& known = w_.hb[size_t(b_.shadow->agents().tensor_cores(w_.id))];
-                known = std::max(known, w_.wgmma_group_epochs.front());
+                known = std::max(known, epoch);
             }
-            w_.wgmma_group_epochs.erase(w_.wgmma_group_epochs.begin());
         }
         w_.clock = t_ + cost_.issue_cycles;
     }
@@ -1792,11 +1774,7 @@ private:
             std::ostringstream s;
             s << line_of(bar.first_file, bar.first_line) << ": error: synchronisation misuse in kernel " << b_.kernel << ", "
               << block_name(b_.threads.front().ids.block) << ": barrier " << id << " expects " << bar.expected << " threads, but only "
-              << bar.arrived << " arrived (" << (std::popcount(bar.arrived_warps) == 1 ? "warp " : "warps ");
-            int k = 0;
-            for (int w = 0; w < 32; ++w)
-                if (bar.arrived_warps >> w & 1) s << (k++ ? ", " : "") << w;
-            s << ") before the block ended, so it never released"
+              << bar.arrived << " arrived (" << warp_list(bar.arrived_warps) << ") before the block ended, so it never released"
               << ".\n  fix: give the barrier the number of threads that really arrive at it, and make each of them arrive";
             throw SimError(ErrorKind::sync_misuse, s.str(), bar.first_file, bar.first_line);
         }

@@ -5,6 +5,7 @@
 #include <functional>
 #include <stdexcept>
 #include <string>
+#include "sim/bug_finders/check_list.h"
 #include "sim/events.h"
 #include "sim/cost_model.h"
 
@@ -26,12 +27,8 @@ struct Options {
     bool snapshots = false;
     // Bug finders (sim/bug_finders/). Out-of-bounds and misaligned accesses
     // are always faults; these can be switched off, e.g. to time a run.
-    struct Checks {
-        bool races = true;   // shared-memory hazards that no barrier, mbarrier phase or warp-synchronous instruction orders
-        bool uninit = true;  // reads of shared or global memory that nothing wrote
-        bool sync = true;    // barrier and mbarrier misuse
-        bool operator==(const Checks&) const = default;
-    } checks;
+    using Checks = tklab::sim::Checks;
+    Checks checks;
 };
 Options& options();
 
@@ -45,7 +42,10 @@ const char* error_kind_name(ErrorKind k);
 
 // Parses a list of bug finders: "all", "none", or a comma-separated list of
 // races, uninit and sync. Returns false (and says why in `error`) on a bad name.
-bool parse_checks(const std::string& list, Options::Checks& out, std::string& error);
+inline bool parse_checks(const std::string& list, Options::Checks& out, std::string& error) {
+    error = parse_check_list(list, out);
+    return error.empty();
+}
 
 // A simulated kernel stopped. what() names the problem, the kernel line and the fix.
 struct SimError : std::runtime_error {

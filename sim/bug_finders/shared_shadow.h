@@ -62,8 +62,6 @@ public:
     // first problem found (the access is still recorded).
     std::optional<Finding> access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write);
 
-    bool races() const { return races_; }
-    bool uninit() const { return uninit_; }
     const Agents& agents() const { return agents_; }
 
 private:

@@ -39,7 +39,7 @@ __global__ void empty_never_primed(const float* x, float* out, int chunks) {
     tk::arch::st_global<1>(out + 32 * w + lane, o);
 }
 inline void run_empty_never_primed() {
-    tk::device_buffer<float> x(128, seeded(128, 41), "x");
+    tk::device_buffer<float> x(128, random_values<float>(128, 41), "x");
     tk::device_buffer<float> out(64, "out");
     tk::launch("empty_never_primed", empty_never_primed, dim3(1), dim3(64), 256, (const float*)x.data(), out.data(), 4);
 }

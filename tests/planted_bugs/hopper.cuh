@@ -49,10 +49,7 @@ __global__ void __launch_bounds__(lesson10::kThreads) stage_released_before_wgmm
 }
 inline void run_stage_released_before_wgmma_wait() {
     const int m = lesson10::kBM, n = lesson10::kBN, k = 4 * lesson10::kBK;  // four k-steps through two stages
-    std::vector<bf16> a(size_t(m) * k), b(size_t(k) * n);
-    const std::vector<float> fa = seeded(a.size(), 51), fb = seeded(b.size(), 52);
-    for (size_t i = 0; i < a.size(); ++i) a[i] = from_float<bf16>(fa[i]);
-    for (size_t i = 0; i < b.size(); ++i) b[i] = from_float<bf16>(fb[i]);
+    const std::vector<bf16> a = random_values<bf16>(size_t(m) * k, 51), b = random_values<bf16>(size_t(k) * n, 52);
     device_buffer<bf16> da(a.size(), a, "A"), db(b.size(), b, "B");
     device_buffer<float> dc(size_t(m) * n, "C");
     const lesson10::globals args{{da.data(), 1, 1, m, k}, {db.data(), 1, 1, k, n}, {dc.data(), 1, 1, m, n}};

@@ -21,7 +21,7 @@ __global__ void vector_load_past_end(const float* x, float* out, int rows) {
 }
 inline void run_vector_load_past_end() {
     const int rows = 63;
-    tk::device_buffer<float> x(4 * rows, seeded(4 * rows, 1), "x");
+    tk::device_buffer<float> x(4 * rows, random_values<float>(4 * rows, 1), "x");
     tk::device_buffer<float> out(64, "out");
     tk::launch("vector_load_past_end", vector_load_past_end, dim3(1), dim3(64), 0, (const float*)x.data(), out.data(), rows);
 }
@@ -40,7 +40,7 @@ __global__ void misaligned_shared_store(const float* x, float* out) {
     tk::arch::st_global<1>(out + t, r);
 }
 inline void run_misaligned_shared_store() {
-    tk::device_buffer<float> x(64, seeded(64, 2), "x");
+    tk::device_buffer<float> x(64, random_values<float>(64, 2), "x");
     tk::device_buffer<float> out(32, "out");
     tk::launch("misaligned_shared_store", misaligned_shared_store, dim3(1), dim3(32), 512, (const float*)x.data(), out.data());
 }
@@ -60,7 +60,7 @@ __global__ void cp_async_source_past_end(const float* x, float* out) {
     tk::arch::st_global<1>(out + t, r);
 }
 inline void run_cp_async_source_past_end() {
-    tk::device_buffer<float> x(256, seeded(256, 3), "x");
+    tk::device_buffer<float> x(256, random_values<float>(256, 3), "x");
     tk::device_buffer<float> out(64, "out");
     tk::launch("cp_async_source_past_end", cp_async_source_past_end, dim3(1), dim3(64), 1024, (const float*)x.data(), out.data());
 }

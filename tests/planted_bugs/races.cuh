@@ -27,7 +27,7 @@ __global__ void missing_syncthreads(const float* x, float* out) {
     }
 }
 inline void run_missing_syncthreads() {
-    tk::device_buffer<float> x(128, seeded(128, 11), "x");
+    tk::device_buffer<float> x(128, random_values<float>(128, 11), "x");
     tk::device_buffer<float> out(32, "out");
     tk::launch("missing_syncthreads", missing_syncthreads, dim3(1), dim3(128), 512, (const float*)x.data(), out.data());
 }
@@ -50,7 +50,7 @@ __global__ void missing_syncwarp(const float* x, float* out) {
     tk::arch::st_global<1>(out + lane, o);
 }
 inline void run_missing_syncwarp() {
-    tk::device_buffer<float> x(32, seeded(32, 12), "x");
+    tk::device_buffer<float> x(32, random_values<float>(32, 12), "x");
     tk::device_buffer<float> out(32, "out");
     tk::launch("missing_syncwarp", missing_syncwarp, dim3(1), dim3(32), 64, (const float*)x.data(), out.data());
 }
@@ -78,7 +78,7 @@ __global__ void buffer_reused_too_soon(const float* x, float* out, int chunks) {
     tk::arch::st_global<1>(out + 32 * w + lane, o);
 }
 inline void run_buffer_reused_too_soon() {
-    tk::device_buffer<float> x(128, seeded(128, 13), "x");
+    tk::device_buffer<float> x(128, random_values<float>(128, 13), "x");
     tk::device_buffer<float> out(128, "out");
     tk::launch("buffer_reused_too_soon", buffer_reused_too_soon, dim3(1), dim3(128), 128, (const float*)x.data(), out.data(), 4);
 }

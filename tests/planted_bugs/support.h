@@ -1,21 +1,16 @@
-// What the planted-bug kernels share: seeded inputs and the shared-memory base.
+// What the planted-bug kernels share: seeded inputs, float bits and the shared-memory base.
 #pragma once
 #include <bit>
 #include <cstdint>
-#include <random>
 #include <vector>
 
 #include "tk/tk.h"
+#include "tk/host/reference.h"
 
 namespace planted {
 
-inline std::vector<float> seeded(size_t n, unsigned seed) {
-    std::mt19937 rng(seed);
-    std::uniform_real_distribution<float> d(-1.f, 1.f);
-    std::vector<float> v(n);
-    for (float& x : v) x = d(rng);
-    return v;
-}
+// Seeded inputs: tk::host::random_values<T>(n, seed).
+using tk::host::random_values;
 
 TK_HOST_DEVICE uint32_t bits(float f) { return std::bit_cast<uint32_t>(f); }
 TK_HOST_DEVICE float value(uint32_t u) { return std::bit_cast<float>(u); }

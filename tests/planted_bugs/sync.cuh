@@ -21,7 +21,7 @@ __global__ void syncthreads_after_early_return(const float* x, float* out, int r
     tk::arch::st_global<1>(out + 32 * w + lane, r);
 }
 inline void run_syncthreads_after_early_return() {
-    tk::device_buffer<float> x(128, seeded(128, 31), "x");
+    tk::device_buffer<float> x(128, random_values<float>(128, 31), "x");
     tk::device_buffer<float> out(128, "out");
     tk::launch("syncthreads_after_early_return", syncthreads_after_early_return, dim3(1), dim3(128), 512, (const float*)x.data(),
                out.data(), 2);
@@ -42,7 +42,7 @@ __global__ void named_barrier_count_too_large(const float* x, float* out) {
     tk::arch::st_global<1>(out + t, v);
 }
 inline void run_named_barrier_count_too_large() {
-    tk::device_buffer<float> x(256, seeded(256, 32), "x");
+    tk::device_buffer<float> x(256, random_values<float>(256, 32), "x");
     tk::device_buffer<float> out(256, "out");
     tk::launch("named_barrier_count_too_large", named_barrier_count_too_large, dim3(1), dim3(256), 512, (const float*)x.data(), out.data());
 }

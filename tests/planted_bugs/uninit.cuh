@@ -24,7 +24,7 @@ __global__ void tile_row_never_written(const float* x, float* out) {
     tk::arch::st_global<1>(out + lane, v);
 }
 inline void run_tile_row_never_written() {
-    tk::device_buffer<float> x(256, seeded(256, 21), "x");
+    tk::device_buffer<float> x(256, random_values<float>(256, 21), "x");
     tk::device_buffer<float> out(32, "out");
     tk::launch("tile_row_never_written", tile_row_never_written, dim3(1), dim3(32), 1024, (const float*)x.data(), out.data());
 }
@@ -39,7 +39,7 @@ __global__ void bias_never_uploaded(const float* x, const float* bias, float* ou
     tk::arch::st_global<1>(out + t, o);
 }
 inline void run_bias_never_uploaded() {
-    tk::device_buffer<float> x(64, seeded(64, 22), "x");
+    tk::device_buffer<float> x(64, random_values<float>(64, 22), "x");
     tk::device_buffer<float> bias(64, "bias");  // missing: bias.upload(...)
     tk::device_buffer<float> out(64, "out");
     tk::launch("bias_never_uploaded", bias_never_uploaded, dim3(1), dim3(64), 0, (const float*)x.data(), (const float*)bias.data(), out.data());
@@ -59,7 +59,7 @@ __global__ void read_before_cp_async_wait(const float* x, float* out) {
     tk::arch::cp_async_wait<0>();
 }
 inline void run_read_before_cp_async_wait() {
-    tk::device_buffer<float> x(128, seeded(128, 23), "x");
+    tk::device_buffer<float> x(128, random_values<float>(128, 23), "x");
     tk::device_buffer<float> out(32, "out");
     tk::launch("read_before_cp_async_wait", read_before_cp_async_wait, dim3(1), dim3(32), 512, (const float*)x.data(), out.data());
 }

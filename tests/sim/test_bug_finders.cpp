@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include "planted_bugs/all.cuh"
+#include "support/bug_finders_off.h"
 #include "sim/simulator.h"
 
 #include <fstream>
@@ -43,11 +44,7 @@ std::set<int> marked_lines(const std::string& file, const std::string& name) {
     return lines;
 }
 
-struct checks_as {
-    tklab::sim::Options::Checks saved = tklab::sim::options().checks;
-    explicit checks_as(tklab::sim::Options::Checks c) { tklab::sim::options().checks = c; }
-    ~checks_as() { tklab::sim::options().checks = saved; }
-};
+using test_support::checks_as;
 
 const planted::Bug& bug(const std::string& name) {
     for (const planted::Bug& b : planted::all_bugs())

@@ -1,22 +1,28 @@
-// For tests whose kernels test something else (bank-conflict patterns,
-// faults further on in the kernel, timing) and read memory nothing wrote, or
-// that another lane wrote with no sync between, on purpose: the race and
-// uninitialised-read finders are off for the test's scope, restored after.
+// The simulator's bug finders set for one test's scope and restored after:
+// test_support::checks_as picks any set; TK_TEST_WITHOUT_MEMORY_CHECKS is for
+// tests whose kernels test something else (bank-conflict patterns, faults
+// further on in the kernel, timing) and read memory nothing wrote, or that
+// another lane wrote with no sync between, on purpose: it switches the race
+// and uninitialised-read finders off.
 #pragma once
 #if !defined(__CUDACC__)
 #include "sim/simulator.h"
 
 namespace test_support {
-struct without_memory_checks {
+struct checks_as {
     tklab::sim::Options::Checks saved = tklab::sim::options().checks;
-    without_memory_checks() { tklab::sim::options().checks.uninit = false;
-        tklab::sim::options().checks.races = false; }
-    ~without_memory_checks() { tklab::sim::options().checks = saved; }
-    without_memory_checks(const without_memory_checks&) = delete;
-    without_memory_checks& operator=(const without_memory_checks&) = delete;
+    explicit checks_as(tklab::sim::Options::Checks c) { tklab::sim::options().checks = c; }
+    ~checks_as() { tklab::sim::options().checks = saved; }
+    checks_as(const checks_as&) = delete;
+    checks_as& operator=(const checks_as&) = delete;
 };
+inline tklab::sim::Options::Checks without_memory_checks() {
+    tklab::sim::Options::Checks c = tklab::sim::options().checks;
+    c.races = c.uninit = false;
+    return c;
+}
 } // namespace test_support
-#define TK_TEST_WITHOUT_MEMORY_CHECKS const test_support::without_memory_checks tk_test_checks_guard_
+#define TK_TEST_WITHOUT_MEMORY_CHECKS const test_support::checks_as tk_test_checks_guard_{test_support::without_memory_checks()}
 #else
 #define TK_TEST_WITHOUT_MEMORY_CHECKS ((void)0)
 #endif
