@@ -2169,6 +2169,14 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
             for (const Thread::Alloc& a : t.peak_live) out.trace.peak_live.push_back({out.locs(a.file, a.line), a.regs});
         }
     }
+    // Register reallocation: the block then holds what its warps asked for.
+    if (std::any_of(b.warps.begin(), b.warps.end(), [](const Warp& w) { return !w.maxnreg.empty(); })) {
+        for (const Warp& w : b.warps) {
+            const int own = w.maxnreg.empty() ? (cost.base_registers_per_thread + out.trace.warp_peak_regs[size_t(w.id)] + 7) / 8 * 8
+                                              : int(w.maxnreg.back().first);
+            out.trace.setmaxnreg_registers += 32 * own;
+        }
+    }
 }
 
 } // namespace
@@ -2193,7 +2201,7 @@ const ThreadIds& current_ids() {
 bool in_kernel() { return g_cur != nullptr; }
 
 // The simulated GPU's SM count, from the (cached) cost model runs use.
-int multiprocessors() { return cost_model(options().arch).sms; }
+int multiprocessors() { return options().sms > 0 ? options().sms : cost_model(options().arch).sms; }
 
 char* dynamic_smem() {
     if (!g_cur) throw SimError(ErrorKind::usage, "dynamic shared memory requested outside a simulated kernel");
@@ -2395,6 +2403,7 @@ public:
             tot->ideal += s.banks.ideal;
             tot->max_way = std::max<int>(tot->max_way, s.banks.max_way);
         }
+        st.setmaxnreg_registers = std::max(st.setmaxnreg_registers, bt.setmaxnreg_registers);
         if (bt.peak_regs > st.peak_regs) {
             st.peak_regs = bt.peak_regs;
             st.peak_regs_loc = bt.peak_regs_loc;
@@ -2413,7 +2422,9 @@ public:
         Limit limits[] = {
             {cost.max_blocks_per_sm, "blocks"},
             {cost.max_threads_per_sm / int(std::max(1u, threads_per_block)), "threads"},
-            {cost.registers_per_sm / std::max(1, regs * int(threads_per_block)), "registers"},
+            // A block that reallocates registers (setmaxnreg) holds what its warps asked for.
+            {cost.registers_per_sm / std::max(1, st.setmaxnreg_registers ? st.setmaxnreg_registers : regs * int(threads_per_block)),
+             "registers"},
             {r_.smem_bytes ? int(cost.shared_bytes_per_sm / r_.smem_bytes) : INT32_MAX, "shared memory"},
         };
         const Limit* low = std::min_element(std::begin(limits), std::end(limits),

@@ -105,6 +105,9 @@ struct BlockTrace {
     std::vector<SnapshotRecord> snapshots;
     std::vector<RegionRecord> regions;  // in the order they began
     int peak_regs = 0;                  // the block's highest live registers per thread
+    // Per-thread registers summed over the block's warps after their setmaxnreg
+    // (a warp that never called it: its peak); 0 when no warp called it.
+    int setmaxnreg_registers = 0;
     uint32_t peak_regs_loc = 0;
     std::vector<LiveRegs> peak_live;    // what was live at that peak
 };
@@ -130,6 +133,7 @@ struct Stats {
     int blocks_per_sm = 0;
     int peak_regs = 0;                   // live registers per thread at the peak
     uint32_t peak_regs_loc = 0;          // declaration that reached it
+    int setmaxnreg_registers = 0;        // a block's registers after setmaxnreg (BlockTrace's), largest
     std::vector<LiveRegs> peak_live;     // declarations live at the peak
     const char* occupancy_limit = "";    // what bounds blocks_per_sm
     uint64_t blocks_run = 0;

@@ -14,6 +14,9 @@ namespace tklab::sim {
 struct Options {
     int host_threads = 0;          // 0: $TKLAB_SIM_THREADS, else 1. Results never depend on it.
     std::string arch = "h100";     // cost model: sim/arch/<arch>.json
+    // The SM count multiprocessors() reports (0: the cost model's). A small one
+    // makes a persistent kernel walk several work items per block in a small run.
+    int sms = 0;
     bool all_lane_addresses = false;  // keep per-lane addresses for every shared instruction, not only conflicted ones
     size_t stack_bytes = 256 * 1024;  // per simulated thread
     // A block that executes more warp instructions than this is stopped as a
