@@ -20,6 +20,9 @@
 //   // issues this stage's work; it may leave ONE wgmma group in flight (the
 //   // template waits for it before releasing the stage, one stage later):
 //   static void compute(state&, input_stage&, scratch&, const globals&, int item, int iter, int c);
+//   // optional: after an item's last compute, before its last stage is released:
+//   // work that still reads that stage (the last step of a software-pipelined loop)
+//   static void tail(state&, input_stage& last, scratch&, const globals&, int item, int c);
 //   static void finish(state&, scratch&, const globals&, int item, int c);      // e.g. store the output tile
 //   static void drain(scratch&, const globals&, int c);   // optional: after the last item (e.g. wait for bulk stores)
 //
@@ -89,6 +92,8 @@ __global__ void __launch_bounds__((L::consumers + 1) * 128, 1) kernel(const __gr
                     if (laneid() == 0) arrive(empty[(it - 1) % L::stages]);
                 }
             }
+            if constexpr (requires { L::tail(st, ring[0].s, scratch.s, g, item, c); })
+                if (n > 0) L::tail(st, ring[(it - 1) % L::stages].s, scratch.s, g, item, c);
             warpgroup::mma_async_wait<0>();
             if (n > 0 && laneid() == 0) arrive(empty[(it - 1) % L::stages]);
             L::finish(st, scratch.s, g, item, c);

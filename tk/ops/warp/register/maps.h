@@ -17,6 +17,8 @@
 //   * f in unary_map/binary_map takes float(s) and returns float (or an element
 //     type); a lambda like [](float x) { return x * x; } works on tiles and
 //     vectors alike.
+//   * exp2 is the special-function unit's 2^x (ex2.approx.ftz, tk/arch/math.h):
+//     2 ulp at most, results below 2^-126 flushed to zero; exp is expf.
 //   * copy(rv, rv) also converts between vector layouts (vec_ortho <->
 //     vec_align) by shuffling; copy(rt, rt) keeps the layout -- use
 //     tk::swap_layout (layout.h) to change a tile's layout.
@@ -25,6 +27,7 @@
 // except the shuffles of the vector-layout conversion.
 #pragma once
 #include <cmath>
+#include "tk/arch/math.h"
 #include "tk/arch/shuffle.h"
 #include "tk/common/indices.h"
 #include "tk/ops/warp/memory/element_io.h"
@@ -88,7 +91,7 @@ struct op_div { TK_HOST_DEVICE float operator()(float a, float b) const { return
 struct op_max { TK_HOST_DEVICE float operator()(float a, float b) const { return ::fmaxf(a, b); } };
 struct op_min { TK_HOST_DEVICE float operator()(float a, float b) const { return ::fminf(a, b); } };
 struct op_exp { TK_HOST_DEVICE float operator()(float a) const { return ::expf(a); } };
-struct op_exp2 { TK_HOST_DEVICE float operator()(float a) const { return ::exp2f(a); } };
+struct op_exp2 { TK_HOST_DEVICE float operator()(float a) const { return arch::ex2_approx(a); } };
 struct op_log { TK_HOST_DEVICE float operator()(float a) const { return ::logf(a); } };
 struct op_abs { TK_HOST_DEVICE float operator()(float a) const { return ::fabsf(a); } };
 struct op_relu { TK_HOST_DEVICE float operator()(float a) const { return ::fmaxf(a, 0.0f); } };
