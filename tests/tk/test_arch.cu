@@ -2,7 +2,8 @@
 // plain CPU model of the PTX ISA's definition, on seeded random data:
 //   ldmatrix / stmatrix .x1/.x2/.x4 (.trans) with scattered row addresses,
 //   mma.sync m16n8k16 (f16 and bf16) with hand-built fragments,
-//   ld/st.shared and ld/st.global of 32/64/128 bits and 16 bits.
+//   ld/st.shared and ld/st.global of 32/64/128 bits and 16 bits (and the streaming hint),
+//   ex2.approx.ftz.
 // Each kernel is one warp. Data gets in and out of shared memory through plain
 // C++ (not through the instructions under test), so a wrong result points at
 // the instruction. Memory images are compared whole: a stray write shows too.
@@ -10,6 +11,8 @@
 #include "support/bug_finders_off.h"
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <cmath>
+#include <limits>
 #include <cstdio>
 #include <numeric>
 #include <random>
@@ -113,16 +116,16 @@ __global__ void shared_b16_kernel(const uint32_t* image, const uint32_t* st_off,
 }
 
 // The same with global memory: `mem` (kArena bytes) starts as the image.
-template <int W>
+template <int W, tk::arch::cache_hint Hint>
 __global__ void global_words_kernel(uint32_t* mem, const uint32_t* st_off, const uint32_t* st_val, const uint32_t* ld_off,
                                     uint32_t* ld_out) {
     const int lane = int(threadIdx.x);
     char* base = reinterpret_cast<char*>(mem);
     uint32_t v[W], r[W];
     for (int i = 0; i < W; ++i) v[i] = st_val[lane * W + i];
-    tk::arch::st_global<W>(base + st_off[lane], v);
+    tk::arch::st_global<W, Hint>(base + st_off[lane], v);
     tk::arch::syncwarp();
-    tk::arch::ld_global<W>(r, base + ld_off[lane]);
+    tk::arch::ld_global<W, Hint>(r, base + ld_off[lane]);
     for (int i = 0; i < W; ++i) ld_out[lane * W + i] = r[i];
 }
 
@@ -371,19 +374,20 @@ void check_shared_b16(uint32_t seed) {
     check_exact("ld.shared.b16" + seed_s + ": loaded values", dld.download(), want_ld, [](size_t i) { return "lane " + std::to_string(i); });
 }
 
-template <int W>
+template <int W, tk::arch::cache_hint Hint = tk::arch::cache_hint::normal>
 void check_global_words(uint32_t seed) {
     const auto image = random_words(kArena / 4, seed);
     const auto p = plan_accesses(4 * W, seed + 1);
     const auto st_val = random_words(32 * W, seed + 2);
     tk::device_buffer<uint32_t> dmem(image.size(), image, "mem"), dst_off(32, p.st_off, "st_off"),
         dst_val(st_val.size(), st_val, "st_val"), dld_off(32, p.ld_off, "ld_off"), dld(32 * W, "ld_out");
-    tk::launch("global_words_kernel", global_words_kernel<W>, dim3(1), dim3(32), 0, dmem.data(), dst_off.data(),
+    tk::launch("global_words_kernel", global_words_kernel<W, Hint>, dim3(1), dim3(32), 0, dmem.data(), dst_off.data(),
                dst_val.data(), dld_off.data(), dld.data());
     auto want_image = image;
     std::vector<uint32_t> want_ld;
     model_words<W>(p, st_val, want_image, want_ld);
-    const std::string name = (W == 1 ? ".b32" : W == 2 ? ".v2.b32" : ".v4.b32") + std::string(" (seed ") + std::to_string(seed) + ")";
+    const std::string name = std::string(Hint == tk::arch::cache_hint::streaming ? ".L1::no_allocate" : "") +
+                             (W == 1 ? ".b32" : W == 2 ? ".v2.b32" : ".v4.b32") + " (seed " + std::to_string(seed) + ")";
     check_exact("st.global" + name + ": global memory afterwards", dmem.download(), want_image, image_word);
     check_exact("ld.global" + name + ": loaded registers", dld.download(), want_ld, [](size_t i) { return lane_reg(i, W); });
 }
@@ -462,14 +466,45 @@ TEST_CASE("ld.shared.b16/st.shared.b16 at random even offsets", "[arch][shared]"
     check_shared_b16(81);
     check_shared_b16(82);
 }
-TEST_CASE("ld.global/st.global of 1, 2 and 4 words at random aligned offsets", "[arch][global]") {
+TEST_CASE("ld.global/st.global of 1, 2 and 4 words at random aligned offsets, with and without the streaming hint", "[arch][global]") {
     for (uint32_t seed : {91u, 92u}) {
         check_global_words<1>(seed);
         check_global_words<2>(seed);
         check_global_words<4>(seed);
+        check_global_words<1, tk::arch::cache_hint::streaming>(seed);
+        check_global_words<4, tk::arch::cache_hint::streaming>(seed);
     }
 }
 TEST_CASE("ld.global.b16/st.global.b16 at random even offsets", "[arch][global]") {
     check_global_b16(101);
     check_global_b16(102);
+}
+
+// ex2.approx.ftz: 2^x within 2 ulp of the exact value; results below 2^-126
+// flush to zero; 2^-inf = +0. Inputs: seeded random x in [-140, 40], and edges.
+__global__ void ex2_kernel(const float* x, float* y, int n) {
+    for (int i = int(threadIdx.x); i < n; i += 32) y[i] = tk::arch::ex2_approx(x[i]);
+}
+TEST_CASE("ex2.approx.ftz is 2^x within 2 ulp and flushes results below 2^-126 to zero", "[arch][math]") {
+    std::mt19937 rng(111);
+    std::uniform_real_distribution<float> pick(-140.f, 40.f);
+    std::vector<float> x(1024);
+    for (float& v : x) v = pick(rng);
+    const float edges[] = {0.f, 1.f, -1.f, 0.5f, -125.f, -126.5f, -127.f, -149.f, -std::numeric_limits<float>::infinity(), 20.25f};
+    std::copy(std::begin(edges), std::end(edges), x.begin());
+    tk::device_buffer<float> dx(x.size(), x, "x"), dy(x.size(), "y");
+    tk::launch("ex2_kernel", ex2_kernel, dim3(1), dim3(32), 0, dx.data(), dy.data(), int(x.size()));
+    const auto y = dy.download();
+    int flushed = 0;
+    for (size_t i = 0; i < x.size(); ++i) {
+        const double want = std::exp2(double(x[i]));
+        INFO("x = " << x[i] << ": got " << y[i] << ", 2^x = " << want);
+        if (want < 0x1p-126) {
+            CHECK(y[i] == 0.f);
+            ++flushed;
+        } else {
+            CHECK(std::fabs(y[i] - want) <= 2 * std::ldexp(1.0, std::ilogb(want) - 23));  // 2 ulp of float
+        }
+    }
+    CHECK(flushed > 50);  // the random inputs reach below -126 too
 }
