@@ -11,7 +11,7 @@ namespace {
 TKLAB_PROGRAM(rotary, tk::host::program_def<rotary::Data>{
     .name = "rotary",
     .kind = "kernel",
-    .summary = "rotary embedding (rotate half), bf16 x, fp32 cos/sin tables (N x D/2), 16-byte pieces, tables reused over 8 heads",
+    .summary = "rotary embedding (rotate half), bf16 x, fp32 cos/sin tables (N x D/2), packed 16-byte pieces streamed past L1, tables reused over 4 heads",
     .variants = {"default"},
     .dims = {{"B", 2, 1, 1 << 10}, {"H", 4, 1, 1 << 10}, {"N", 64, 32, 1 << 20}, {"D", 128, 64, 128}},
     .inputs = [](const tk::host::dims_t& d, unsigned seed) {
