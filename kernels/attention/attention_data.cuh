@@ -67,11 +67,41 @@ inline std::vector<double> reference(const Data& g, bool causal) {
     return out;
 }
 
-inline void run_variant(Data& g, const std::string& variant) {
-    const bool causal = g.causal = variant == "causal";
-    if (g.d == 64) causal ? run<64, true>(g.globals<64>()) : run<64, false>(g.globals<64>());
-    else if (g.d == 128) causal ? run<128, true>(g.globals<128>()) : run<128, false>(g.globals<128>());
+// The program's variants: "noncausal" and "causal" (the fastest schedule,
+// ping-pong), and each with a suffix naming an earlier schedule
+// ("causal_serial", "noncausal_pipelined", ...) to compare against.
+inline const std::vector<std::string>& variants() {
+    static const std::vector<std::string> names = {"noncausal", "causal", "noncausal_pipelined", "causal_pipelined",
+                                                   "noncausal_serial", "causal_serial"};
+    return names;
+}
+
+// Calls f(layout<D, Causal, Schedule>{}) for the variant and g's head dimension.
+template <typename F>
+void with_layout(const Data& g, const std::string& variant, F&& f) {
+    const bool causal = variant.rfind("causal", 0) == 0;
+    const std::string sched = variant.find('_') == std::string::npos ? "" : variant.substr(variant.find('_') + 1);
+    auto pick = [&](auto d) {
+        constexpr int D = decltype(d)::value;
+        auto with_schedule = [&](auto c) {
+            constexpr bool C = decltype(c)::value;
+            if (sched.empty()) f(layout<D, C, schedule::pingpong>{});
+            else if (sched == "pipelined") f(layout<D, C, schedule::pipelined>{});
+            else f(layout<D, C, schedule::serial>{});
+        };
+        causal ? with_schedule(std::true_type{}) : with_schedule(std::false_type{});
+    };
+    if (g.d == 64) pick(std::integral_constant<int, 64>{});
+    else if (g.d == 128) pick(std::integral_constant<int, 128>{});
     else throw std::invalid_argument("attention: D = " + std::to_string(g.d) + " is not built; use D=64 or D=128");
+}
+
+inline void run_variant(Data& g, const std::string& variant) {
+    g.causal = variant.rfind("causal", 0) == 0;
+    with_layout(g, variant, [&](auto l) {
+        using L = decltype(l);
+        tk::producer_consumer::launch<L>(g.causal ? "attention_causal" : "attention", g.globals<L::globals::d>());
+    });
 }
 
 } // namespace attention

@@ -1,9 +1,12 @@
 // Attention forward (kernels/attention) against a float64 CPU reference,
-// causal and not, head dimension 64 and 128, through the program registry
+// causal and not, every schedule, head dimension 64 and 128, through the program registry
 // (the data and launch `tklab run attention` uses).
 #include <catch2/catch.hpp>
 #include "support/gpu_arch.h"
 #include "kernels/attention/attention_data.cuh"
+#if defined(TK_SIM)
+#include "sim/simulator.h"
+#endif
 
 namespace {
 
@@ -20,12 +23,24 @@ void check(int b, int h, int n, int d, const char* variant, unsigned seed) {
 
 TEST_CASE("attention forward matches a float64 reference", "[kernels][hopper][attention]") {
     if (!tktest::hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
-    for (const char* v : {"noncausal", "causal"}) {
-        check(1, 2, 256, 64, v, 3);
-        check(1, 1, 384, 128, v, 5);
+    for (const std::string& v : attention::variants()) {  // every schedule
+        check(1, 2, 256, 64, v.c_str(), 3);
+        check(1, 1, 384, 128, v.c_str(), 5);
     }
+    check(3, 3, 256, 64, "causal", 15);  // 9 heads: causal items go in groups of 8 heads
+#if defined(TK_SIM)
+    {   // Two blocks walk all 18 items: each block's next Q is prefetched during its current item.
+        const int sms = tklab::sim::options().sms;
+        tklab::sim::options().sms = 2;
+        for (const char* v : {"causal", "noncausal_serial"}) check(3, 3, 256, 64, v, 17);
+        check(1, 3, 256, 128, "noncausal", 19);
+        tklab::sim::options().sms = sms;
+    }
+#endif
 #if defined(TK_GPU)
     check(2, 2, 1024, 128, "causal", 7);
     check(1, 3, 2048, 64, "noncausal", 9);
+    check(2, 3, 1024, 64, "causal_pipelined", 11);
+    check(1, 2, 1024, 128, "noncausal_serial", 13);
 #endif
 }
