@@ -62,7 +62,7 @@ struct layout {
         int q_loads = 0;                          // Q copies this consumer has started (the phase to wait on)
         int row_tile = 0, last_k = 0;             // of the item: this warp's first query row / 16, its last step
         tk::rt_fl<16, D> o;                       // this warp's 16 rows of O, not yet divided
-        typename tk::rt_fl<16, BKV>::col_vec m, l;  // running row max (base-2 scaled) and row sum
+        typename tk::rt_fl<16, BKV>::col_vec m, l;  // running row max (of unscaled scores) and row sum
         tk::rt_bf<16, BKV> p;                     // pipelined: step k-1's probabilities ...
         const kv_tile* v = nullptr;               // ... and its V, multiplied during step k
     };
@@ -162,16 +162,17 @@ struct layout {
             tk::warpgroup::mma_async_wait<0>();
         }
         prefetch_next_q(st, sc, g, item, k, c);
-        tk::mul(scores, scores, g.scale_log2);
         // In tile units: this warp's 16 rows against key block k (BKV columns).
         if (Causal && (k + 1) * BKV > st.row_tile * 16) tk::make_causal(scores, scores, st.row_tile, k);
-        typename tk::rt_fl<16, BKV>::col_vec m_old, rescale;
+        typename tk::rt_fl<16, BKV>::col_vec m_old, rescale, m_scaled;
         tk::copy(m_old, st.m);
-        tk::row_max(st.m, scores, st.m);
-        tk::sub(rescale, m_old, st.m);
+        tk::row_max(st.m, scores, st.m);  // of the unscaled scores (the scale is positive)
+        const float scale = g.scale_log2;
+        tk::binary_map(rescale, m_old, st.m, [scale](float old_max, float new_max) { return (old_max - new_max) * scale; });
         tk::exp2(rescale, rescale);
-        tk::sub_row(scores, scores, st.m);
-        tk::exp2(scores, scores);
+        tk::mul(m_scaled, st.m, scale);
+        // P = 2^(S * scale - max * scale): one fused multiply-add and one ex2 per score.
+        tk::row_map(scores, scores, m_scaled, [scale](float s, float m) { return tk::arch::ex2_approx(s * scale - m); });
         tk::mul(st.l, st.l, rescale);
         tk::row_sum(st.l, scores, st.l);
         if constexpr (pipelined) {
