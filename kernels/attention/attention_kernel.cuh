@@ -40,6 +40,10 @@ struct globals_t {
 //   pingpong   pipelined, and the two consumer warpgroups take turns to issue
 //              their wgmmas, so one's softmax runs under the other's
 //              multiplies (FlashAttention-3's warpgroup ping-pong).
+// On an H200 at B = H = 16, N = 4096, non-causal, in one run: D = 128, 414,
+// 506 and 539 TFLOP/s (cuDNN: 615); D = 64, 345, 352 and 383 (cuDNN: 472).
+// At D = 64 the exponentials (16 a clock per SM) bound the softmax about as
+// much as the tensor cores bound the multiplies, so overlap gains less.
 enum class schedule { serial, pipelined, pingpong };
 
 template <int D, bool Causal, schedule Schedule = schedule::pingpong>

@@ -17,9 +17,9 @@
 //     registers a thread, so 7 blocks fit on an SM and each SM keeps about
 //     100 KiB of loads in flight, what the DRAM's latency asks for;
 //   * loads and stores are streaming (kept out of L1: every byte is touched once).
-// Measured on an H200 (1 GiB moved): float pieces took 114 registers and
-// reached 81% of the copy bandwidth, packed ones 94%, and with the streaming
-// hint and 4 heads a block rather than 8, 97.8% (results/bench_h200.txt).
+// Measured on an H200 (1 GiB moved): float pieces (114 registers, 4 blocks an
+// SM) reached 81% of the copy bandwidth; these, 96% at D = 128 and 92% at
+// D = 64 (results/bench_h200.txt).
 #pragma once
 #include <algorithm>
 #include <stdexcept>

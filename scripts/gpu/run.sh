@@ -1,14 +1,25 @@
 #!/usr/bin/env bash
 # On a machine with an NVIDIA GPU (H100/H200): builds the GPU targets, runs the
 # GPU tests, the demo GEMM benchmark, every lesson's solution and the Hopper
-# kernels against torch (scripts/gpu/bench.py), and prints a short table. The output is meant to be committed (with the machine named)
-# under results/.
-#   scripts/gpu/run.sh [OUTPUT_FILE]
+# kernels against torch (scripts/gpu/bench.py), and prints a short table. The
+# output is meant to be committed (with the machine named) under results/.
+#   scripts/gpu/run.sh [OUTPUT_FILE] [--no-bench]
+# --no-bench leaves bench.py out (about half the time; the device tool allows
+# 10 minutes a command): run it on its own, as `python3 scripts/gpu/bench.py FILE`.
 # Needs nvcc, cmake and ninja; Catch2 and CLI11 come from .deps/ (scripts/gpu/fetch_deps.sh)
 # when the machine has no package registry.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-out=${1:-/tmp/tklab-gpu-results.txt}
+out=/tmp/tklab-gpu-results.txt
+bench=1
+for arg in "$@"; do
+  case "$arg" in
+    --no-bench) bench=0 ;;
+    -h|--help) sed -n '2,/^set -uo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -*) echo "run.sh: unknown option $arg (see --help)" >&2; exit 2 ;;
+    *) out=$arg ;;
+  esac
+done
 log=$(mktemp)
 prefix=()
 if ls .deps/*.deb >/dev/null 2>&1; then
@@ -74,9 +85,14 @@ tar -C "$fid_dir" -czf "$trace_dir/fidelity_traces.tgz" fidelity
 ./build-gpu/bench/region_overhead >"$log.regions" 2>&1; cat "$log.regions"
 
 echo "==> the Hopper kernels against torch (cuBLAS, SDPA backends, torch.compile), in one run: scripts/gpu/bench.py"
-python3 scripts/gpu/bench.py "$trace_dir/bench.txt" --build-dir build-gpu >"$log.bench" 2>&1
-bench_rc=$?
-cat "$log.bench"
+bench_rc=0
+if [ "$bench" -eq 1 ]; then
+  python3 scripts/gpu/bench.py "$trace_dir/bench.txt" --build-dir build-gpu >"$log.bench" 2>&1
+  bench_rc=$?
+  cat "$log.bench"
+else
+  echo "  left out (--no-bench)"
+fi
 
 torch_line=$(python3 - <<'PY' 2>/dev/null
 import torch
@@ -125,6 +141,7 @@ PY
   sed -n '/^Regions/,/^$/p' "$log.l9" "$log.l9b"
   echo
   echo "The Hopper kernels against torch (scripts/gpu/bench.py; exit $bench_rc):"
-  cat "$trace_dir/bench.txt" 2>/dev/null || echo "  no results"
+  if [ "$bench" -eq 1 ]; then cat "$trace_dir/bench.txt" 2>/dev/null || echo "  no results"
+  else echo "  left out here (--no-bench); bench.py was run on its own"; fi
 } | tee "$out"
 [ "$tests_rc" -eq 0 ] && [ "$lessons_rc" -eq 0 ] && [ "$bench_rc" -eq 0 ] && [ "$prof_rc" -eq 0 ] && [ "$hw_rc" -eq 0 ] && [ "${res[256]}" -eq 0 ] && [ "${res[4096]}" -eq 0 ] && [ "${res[8192]}" -eq 0 ]
