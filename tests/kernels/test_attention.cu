@@ -29,6 +29,13 @@ TEST_CASE("attention forward matches a float64 reference", "[kernels][hopper][at
     }
     check(3, 3, 256, 64, "causal", 15);  // 9 heads: causal items go in groups of 8 heads
 #if defined(TK_SIM)
+    {   // setmaxnreg: the block holds 128 x 24 + 256 x 240 registers, so one block fits an SM
+        // (counting every thread at the consumers' peak would fit none).
+        check(1, 1, 128, 128, "noncausal", 21);
+        const tklab::sim::Stats& st = tklab::sim::last_run().stats;
+        CHECK(st.blocks_per_sm == 1);
+        CHECK(st.est_kernel_cycles > 0);
+    }
     {   // Two blocks walk all 18 items: each block's next Q is prefetched during its current item.
         const int sms = tklab::sim::options().sms;
         tklab::sim::options().sms = 2;
