@@ -16,6 +16,7 @@
 #include "lessons/08_flash_attention/wrong/no_divide.cuh"
 #include "lessons/08_flash_attention/wrong/no_rescale.cuh"
 #include "lessons/08_flash_attention/wrong/no_scale.cuh"
+#include "lessons/08_flash_attention/wrong/no_second_sync.cuh"
 #include "lessons/08_flash_attention/wrong/unswizzled.cuh"
 
 namespace {
@@ -42,6 +43,8 @@ const KnownWrong known_wrong[] = {
     {"wrong/unswizzled.cuh", lesson08::wrong_unswizzled::kernel, "goal",
      "ldmatrix: 36864 wavefronts where 4608 would do (worst 8-way)"},
     {"wrong/both_tiles_live.cuh", lesson08::wrong_both_tiles_live::kernel, "goal", "232 registers per thread live at the peak"},
+    {"wrong/no_second_sync.cuh", lesson08::wrong_no_second_sync::kernel, "error",
+     "no_second_sync.cuh:28: error: shared-memory race (write after read)"},
 };
 
 } // namespace
