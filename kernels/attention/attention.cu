@@ -26,7 +26,7 @@ TKLAB_PROGRAM(attention, tk::host::program_def<Data>{
     // Causal attention computes about half the score matrix (the blocks on or below the diagonal).
     .variant_flops = [](const tk::host::dims_t& d, const std::string& variant) {
         const double full = 4.0 * d.at("B") * d.at("H") * double(d.at("N")) * d.at("N") * d.at("D");
-        return variant.rfind("causal", 0) == 0 ? full / 2 : full;
+        return attention::is_causal(variant) ? full / 2 : full;
     },
     .time_ms = [](Data& g, const std::string& variant) -> double {
 #if defined(TK_GPU)

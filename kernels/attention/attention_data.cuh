@@ -76,10 +76,12 @@ inline const std::vector<std::string>& variants() {
     return names;
 }
 
+inline bool is_causal(const std::string& variant) { return variant.rfind("causal", 0) == 0; }
+
 // Calls f(layout<D, Causal, Schedule>{}) for the variant and g's head dimension.
 template <typename F>
 void with_layout(const Data& g, const std::string& variant, F&& f) {
-    const bool causal = variant.rfind("causal", 0) == 0;
+    const bool causal = is_causal(variant);
     const std::string sched = variant.find('_') == std::string::npos ? "" : variant.substr(variant.find('_') + 1);
     auto pick = [&](auto d) {
         constexpr int D = decltype(d)::value;
@@ -87,7 +89,8 @@ void with_layout(const Data& g, const std::string& variant, F&& f) {
             constexpr bool C = decltype(c)::value;
             if (sched.empty()) f(layout<D, C, schedule::pingpong>{});
             else if (sched == "pipelined") f(layout<D, C, schedule::pipelined>{});
-            else f(layout<D, C, schedule::serial>{});
+            else if (sched == "serial") f(layout<D, C, schedule::serial>{});
+            else throw std::invalid_argument("attention: no variant \"" + variant + "\"; the variants are noncausal and causal, each also with _pipelined or _serial");
         };
         causal ? with_schedule(std::true_type{}) : with_schedule(std::false_type{});
     };
@@ -97,7 +100,7 @@ void with_layout(const Data& g, const std::string& variant, F&& f) {
 }
 
 inline void run_variant(Data& g, const std::string& variant) {
-    g.causal = variant.rfind("causal", 0) == 0;
+    g.causal = is_causal(variant);
     with_layout(g, variant, [&](auto l) {
         using L = decltype(l);
         tk::producer_consumer::launch<L>(g.causal ? "attention_causal" : "attention", g.globals<L::globals::d>());
