@@ -19,6 +19,7 @@
 #include "tk/ops/warp/register/register_ops.h"
 #include "tk/ops/group/group.h"
 #include "tk/ops/sync/semaphore.h"
+#include "tk/ops/sync/cluster.h"
 #include "tk/ops/warpgroup/warpgroup.h"
 #include "tk/ops/warpgroup/mma.h"
 #include "tk/ops/tma/tma.h"

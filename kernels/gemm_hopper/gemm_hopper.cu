@@ -29,8 +29,15 @@ Data make_inputs(const tk::host::dims_t& d, unsigned seed) {
     return g;
 }
 
+// "cluster" runs in pairs of blocks where M allows it (a multiple of 256
+// rows), else as bulk_store: the program takes every size its dims allow.
+bool clustered(const Data& d, const std::string& variant) {
+    return variant == "cluster" && gemm_hopper::fits<gemm_hopper::layout_cluster>(d.globals());
+}
+
 void run(Data& d, const std::string& variant) {
     if (variant == "direct_store") gemm_hopper::run<gemm_hopper::layout_direct>(d.globals());
+    else if (clustered(d, variant)) gemm_hopper::run<gemm_hopper::layout_cluster>(d.globals());
     else gemm_hopper::run<gemm_hopper::layout>(d.globals());
 }
 
@@ -38,8 +45,8 @@ void run(Data& d, const std::string& variant) {
 TKLAB_PROGRAM(gemm_hopper, tk::host::program_def<Data>{
     .name = "gemm_hopper",
     .kind = "kernel",
-    .summary = "bf16 GEMM for Hopper: wgmma, bulk tensor copies, producer/consumer warpgroups, 4 stages, persistent grid",
-    .variants = {"bulk_store", "direct_store"},
+    .summary = "bf16 GEMM for Hopper: wgmma, bulk tensor copies (multicast in clusters of 2), producer/consumer warpgroups, 4 stages, persistent grid",
+    .variants = {"cluster", "bulk_store", "direct_store"},
     .dims = {{"M", 256, 128}, {"N", 256, 256}, {"K", 128, 64}},
     .inputs = make_inputs,
     .run = run,
@@ -52,8 +59,9 @@ TKLAB_PROGRAM(gemm_hopper, tk::host::program_def<Data>{
     .flops = [](const tk::host::dims_t& d) { return 2.0 * d.at("M") * d.at("N") * d.at("K"); },
     .time_ms = [](Data& d, const std::string& variant) -> double {
 #if defined(TK_GPU)
-        return variant == "direct_store" ? tk::producer_consumer::time_ms<gemm_hopper::layout_direct>("gemm_hopper", d.globals())
-                                           : tk::producer_consumer::time_ms<gemm_hopper::layout>("gemm_hopper", d.globals());
+        if (variant == "direct_store") return tk::producer_consumer::time_ms<gemm_hopper::layout_direct>("gemm_hopper", d.globals());
+        if (clustered(d, variant)) return tk::producer_consumer::time_ms<gemm_hopper::layout_cluster>("gemm_hopper", d.globals());
+        return tk::producer_consumer::time_ms<gemm_hopper::layout>("gemm_hopper", d.globals());
 #else
         (void)d, (void)variant;
         return -1;

@@ -9,6 +9,7 @@
 // (tk/types/global/tensor_map.h); coordinates are in elements, innermost first.
 #pragma once
 #include "tk/common/base.h"
+#include "tk/common/check.h"
 
 namespace tk::arch {
 
@@ -27,6 +28,28 @@ TK_DEVICE void tma_load_4d(uint32_t smem, const void* tensor_map, int c0, int c1
     op.coord[0] = c0; op.coord[1] = c1; op.coord[2] = c2; op.coord[3] = c3;
     op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
+#endif
+}
+
+// The same load, written to the same shared offset in every block of the
+// cluster named in `cta_mask` (bit i: rank i), each completing on its own
+// mbarrier at offset `bar`. The simulator runs clusters of one block
+// (tk/arch/cluster.h): the mask must be 1 there, and it is a plain load.
+TK_DEVICE void tma_load_4d_multicast(uint32_t smem, const void* tensor_map, int c0, int c1, int c2, int c3, uint32_t bar,
+                                     uint16_t cta_mask, TK_LOC) {
+#if defined(TK_GPU)
+#if defined(TK_SM90)
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%2, %3, %4, %5}], [%6], %7;"
+                 ::"r"(smem), "l"(tensor_map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "h"(cta_mask) : "memory");
+#else
+    (void)smem, (void)tensor_map, (void)c0, (void)c1, (void)c2, (void)c3, (void)bar, (void)cta_mask;
+    asm volatile("trap;");
+#endif
+#else
+    TK_CHECK(cta_mask == 1, "a multicast bulk copy names other blocks of the cluster, but the simulator runs clusters of one block",
+             "build the mask from tk::cluster_size<N> (1 in the simulator)");
+    tma_load_4d(smem, tensor_map, c0, c1, c2, c3, bar, loc);
 #endif
 }
 

@@ -2,6 +2,7 @@
 // and returns when it has finished.
 //   TK_LAUNCH(my_kernel, grid, block, shared_bytes, args...);
 #pragma once
+#include <stdexcept>
 #include <string>
 #include <utility>
 #include "tk/common/base.h"
@@ -31,6 +32,47 @@ inline int multiprocessors() {
 // markers would record nothing. Launch a kernel from its own file.
 namespace {
 
+#if defined(TK_GPU)
+// One launch in clusters of `cluster` blocks along x, not waited for.
+template <typename... KArgs, typename... Args>
+cudaError_t launch_in_clusters(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t shared_bytes, unsigned cluster, Args&&... args) {
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = grid;
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared_bytes;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
+}
+
+// How many clusters of `cluster` blocks of this kernel the GPU runs at once:
+// fewer than SMs / cluster where a GPC's SMs do not divide evenly.
+template <typename... KArgs>
+int max_active_clusters(void (*kernel)(KArgs...), dim3 block, size_t shared_bytes, unsigned cluster, const char* what) {
+    if (shared_bytes > 48 * 1024)
+        cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)), what);
+    cudaLaunchAttribute attr[1];
+    attr[0].id = cudaLaunchAttributeClusterDimension;
+    attr[0].val.clusterDim.x = cluster;
+    attr[0].val.clusterDim.y = 1;
+    attr[0].val.clusterDim.z = 1;
+    cudaLaunchConfig_t config{};
+    config.gridDim = dim3(cluster);
+    config.blockDim = block;
+    config.dynamicSmemBytes = shared_bytes;
+    config.attrs = attr;
+    config.numAttrs = 1;
+    int n = 0;
+    cuda_check(cudaOccupancyMaxActiveClusters(&n, kernel, &config), what);
+    return n;
+}
+#endif
+
 template <typename... KArgs, typename... Args>
 void launch(const char* name, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t shared_bytes, Args&&... args) {
 #if defined(TK_GPU)
@@ -48,6 +90,30 @@ void launch(const char* name, void (*kernel)(KArgs...), dim3 grid, dim3 block, s
 #else
     tklab::sim::launch(name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared_bytes,
                        [&] { kernel(args...); });
+#endif
+}
+
+// A launch in clusters of `cluster` blocks along x (grid.x a multiple of it).
+// The simulator runs clusters of one block (tk/ops/sync/cluster.h), where
+// layouts size them with tk::cluster_size, so it is tk::launch there.
+template <typename... KArgs, typename... Args>
+void launch_cluster(const char* name, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t shared_bytes, unsigned cluster,
+                    Args&&... args) {
+    if (cluster < 1 || grid.x % cluster != 0)
+        throw std::invalid_argument(std::string(name) + ": a grid of " + std::to_string(grid.x) + " blocks along x is not a whole number of clusters of " +
+                                    std::to_string(cluster) + "; launch a multiple of the cluster size");
+#if defined(TK_GPU)
+    if (cluster == 1) return launch(name, kernel, grid, block, shared_bytes, std::forward<Args>(args)...);
+    if (shared_bytes > 48 * 1024)
+        cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)), name);
+    struct regions_guard {
+        bool on;
+        ~regions_guard() { if (on) detail::regions_after_launch(); }
+    } regions{detail::regions_before_launch(name, grid, block)};
+    cuda_check(launch_in_clusters(kernel, grid, block, shared_bytes, cluster, std::forward<Args>(args)...), name);
+    cuda_check(cudaDeviceSynchronize(), name);
+#else
+    launch(name, kernel, grid, block, shared_bytes, std::forward<Args>(args)...);
 #endif
 }
 

@@ -57,6 +57,28 @@ TK_DEVICE void load_async(ST& dst, const GL& src, coord at, semaphore& bar, TK_L
         arch::tma_load_4d(base + uint32_t(j * box::bytes), &map, at.c * ST::cols + j * box::cols, at.r * ST::rows, at.d, at.b, b, loc);
 }
 
+// Cluster multicast (tk/ops/sync/cluster.h): the blocks of a cluster that
+// need the same tile share its loading. Each issues part `part` of `parts`
+// (its share of the tile's column blocks of box::cols) once, and the copy
+// engine writes it to `dst` in every block of `cta_mask`, completing on each
+// one's `bar`; so every block's `bar` expects the WHOLE tile's bytes.
+template <typename ST, typename GL>
+TK_DEVICE void load_async_multicast(ST& dst, const GL& src, coord at, semaphore& bar, uint16_t cta_mask, int part, int parts,
+                                    TK_LOC) {
+    detail::check_tma_operands<ST, GL>();
+    TK_OP("tma_load_async_multicast");
+    using box = tk::detail::tma_box<ST>;
+    TK_CHECK(parts >= 1 && box::blocks % parts == 0 && part >= 0 && part < parts,
+             "a multicast load's parts must divide the tile's column blocks (box::blocks) evenly",
+             "split the tile among as many blocks as divide its column blocks, or load it whole in each block");
+    const tensor_map& map = src.template map<ST>();
+    const uint32_t base = arch::smem_addr(&dst.data[0], loc), b = arch::smem_addr(&bar, loc);
+    const int per = box::blocks / parts;
+    for (int j = part * per; j < (part + 1) * per; ++j)
+        arch::tma_load_4d_multicast(base + uint32_t(j * box::bytes), &map, at.c * ST::cols + j * box::cols, at.r * ST::rows, at.d, at.b,
+                                    b, cta_mask, loc);
+}
+
 // shared -> global. Before it: every thread that wrote the tile runs
 // store_fence() and a barrier orders them before the issuing thread.
 template <typename ST, typename GL>
