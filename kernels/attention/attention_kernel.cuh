@@ -200,7 +200,11 @@ struct layout {
     static TK_DEVICE void finish(state& st, scratch&, const globals& g, int item, int c) {
         int b, h, qb;
         item_of(g, item, b, h, qb);
-        tk::div_row(st.o, st.o, st.l);
+        // One division per row, then multiplies: 64 IEEE divisions per thread
+        // (each a check and a slow path) were most of this epilogue.
+        typename tk::rt_fl<16, BKV>::col_vec inv_l;
+        tk::unary_map(inv_l, st.l, [](float l) { return 1.0f / l; });
+        tk::mul_row(st.o, st.o, inv_l);
         tk::store(g.O, st.o, {b, h, (qb * BQ + c * 64) / 16 + tk::warpgroup::warpid(), 0});
     }
 
