@@ -38,7 +38,7 @@ TK_DEVICE void tma_load_4d(uint32_t smem, const void* tensor_map, int c0, int c1
 TK_DEVICE void tma_load_4d_multicast(uint32_t smem, const void* tensor_map, int c0, int c1, int c2, int c3, uint32_t bar,
                                      uint16_t cta_mask, TK_LOC) {
 #if defined(TK_GPU)
-#if defined(TK_SM90)
+#if defined(TK_HOPPER)  // sm_90a: on plain sm_90 targets ptxas warns that multicast may be slow on later GPUs
     asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.multicast::cluster"
                  " [%0], [%1, {%2, %3, %4, %5}], [%6], %7;"
                  ::"r"(smem), "l"(tensor_map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "h"(cta_mask) : "memory");

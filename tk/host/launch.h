@@ -33,40 +33,40 @@ inline int multiprocessors() {
 namespace {
 
 #if defined(TK_GPU)
-// One launch in clusters of `cluster` blocks along x, not waited for.
-template <typename... KArgs, typename... Args>
-cudaError_t launch_in_clusters(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t shared_bytes, unsigned cluster, Args&&... args) {
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
+// A launch configuration in clusters of `cluster` blocks along x; it points
+// at `attr`, which must outlive it.
+inline cudaLaunchConfig_t cluster_config(cudaLaunchAttribute& attr, dim3 grid, dim3 block, size_t shared_bytes, unsigned cluster) {
+    attr.id = cudaLaunchAttributeClusterDimension;
+    attr.val.clusterDim.x = cluster;
+    attr.val.clusterDim.y = 1;
+    attr.val.clusterDim.z = 1;
     cudaLaunchConfig_t config{};
     config.gridDim = grid;
     config.blockDim = block;
     config.dynamicSmemBytes = shared_bytes;
-    config.attrs = attr;
+    config.attrs = &attr;
     config.numAttrs = 1;
+    return config;
+}
+
+// One launch in clusters of `cluster` blocks along x, not waited for.
+template <typename... KArgs, typename... Args>
+cudaError_t launch_in_clusters(void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t shared_bytes, unsigned cluster, Args&&... args) {
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t config = cluster_config(attr, grid, block, shared_bytes, cluster);
     return cudaLaunchKernelEx(&config, kernel, std::forward<Args>(args)...);
 }
 
 // How many clusters of `cluster` blocks of this kernel the GPU runs at once:
-// fewer than SMs / cluster where a GPC's SMs do not divide evenly.
+// fewer than SMs / cluster where a GPC's SMs do not divide evenly (clusters
+// of 4 of the GEMM: fewer than 33 on an H200, so a persistent grid of 33
+// waited for a second wave).
 template <typename... KArgs>
 int max_active_clusters(void (*kernel)(KArgs...), dim3 block, size_t shared_bytes, unsigned cluster, const char* what) {
     if (shared_bytes > 48 * 1024)
         cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)), what);
-    cudaLaunchAttribute attr[1];
-    attr[0].id = cudaLaunchAttributeClusterDimension;
-    attr[0].val.clusterDim.x = cluster;
-    attr[0].val.clusterDim.y = 1;
-    attr[0].val.clusterDim.z = 1;
-    cudaLaunchConfig_t config{};
-    config.gridDim = dim3(cluster);
-    config.blockDim = block;
-    config.dynamicSmemBytes = shared_bytes;
-    config.attrs = attr;
-    config.numAttrs = 1;
+    cudaLaunchAttribute attr;
+    const cudaLaunchConfig_t config = cluster_config(attr, dim3(cluster), block, shared_bytes, cluster);
     int n = 0;
     cuda_check(cudaOccupancyMaxActiveClusters(&n, kernel, &config), what);
     return n;
