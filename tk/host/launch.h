@@ -33,6 +33,27 @@ inline int multiprocessors() {
 namespace {
 
 #if defined(TK_GPU)
+// Kernels may use more than 48 KB of dynamic shared memory only once raised.
+template <typename Kernel>
+void allow_shared_bytes(Kernel kernel, size_t shared_bytes, const char* what) {
+    if (shared_bytes > 48 * 1024)
+        cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)), what);
+}
+
+// One launch, started by `start` (which returns its cudaError_t), and waited
+// for. With a region buffer current (tk::profile::current_regions()), this
+// translation unit's markers record into it for this launch only.
+template <typename Kernel, typename Start>
+void launch_and_wait(const char* name, Kernel kernel, dim3 grid, dim3 block, size_t shared_bytes, Start&& start) {
+    allow_shared_bytes(kernel, shared_bytes, name);
+    struct regions_guard {
+        bool on;
+        ~regions_guard() { if (on) detail::regions_after_launch(); }
+    } regions{detail::regions_before_launch(name, grid, block)};
+    cuda_check(start(), name);
+    cuda_check(cudaDeviceSynchronize(), name);
+}
+
 // A launch configuration in clusters of `cluster` blocks along x; it points
 // at `attr`, which must outlive it.
 inline cudaLaunchConfig_t cluster_config(cudaLaunchAttribute& attr, dim3 grid, dim3 block, size_t shared_bytes, unsigned cluster) {
@@ -63,8 +84,7 @@ cudaError_t launch_in_clusters(void (*kernel)(KArgs...), dim3 grid, dim3 block, 
 // waited for a second wave).
 template <typename... KArgs>
 int max_active_clusters(void (*kernel)(KArgs...), dim3 block, size_t shared_bytes, unsigned cluster, const char* what) {
-    if (shared_bytes > 48 * 1024)
-        cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)), what);
+    allow_shared_bytes(kernel, shared_bytes, what);
     cudaLaunchAttribute attr;
     const cudaLaunchConfig_t config = cluster_config(attr, dim3(cluster), block, shared_bytes, cluster);
     int n = 0;
@@ -76,17 +96,10 @@ int max_active_clusters(void (*kernel)(KArgs...), dim3 block, size_t shared_byte
 template <typename... KArgs, typename... Args>
 void launch(const char* name, void (*kernel)(KArgs...), dim3 grid, dim3 block, size_t shared_bytes, Args&&... args) {
 #if defined(TK_GPU)
-    if (shared_bytes > 48 * 1024)
-        cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)), name);
-    // With a region buffer current (tk::profile::current_regions()), this
-    // translation unit's markers record into it for this launch only.
-    struct regions_guard {
-        bool on;
-        ~regions_guard() { if (on) detail::regions_after_launch(); }
-    } regions{detail::regions_before_launch(name, grid, block)};
-    kernel<<<grid, block, shared_bytes>>>(std::forward<Args>(args)...);
-    cuda_check(cudaGetLastError(), name);
-    cuda_check(cudaDeviceSynchronize(), name);
+    launch_and_wait(name, kernel, grid, block, shared_bytes, [&] {
+        kernel<<<grid, block, shared_bytes>>>(std::forward<Args>(args)...);
+        return cudaGetLastError();
+    });
 #else
     tklab::sim::launch(name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared_bytes,
                        [&] { kernel(args...); });
@@ -104,14 +117,8 @@ void launch_cluster(const char* name, void (*kernel)(KArgs...), dim3 grid, dim3 
                                     std::to_string(cluster) + "; launch a multiple of the cluster size");
 #if defined(TK_GPU)
     if (cluster == 1) return launch(name, kernel, grid, block, shared_bytes, std::forward<Args>(args)...);
-    if (shared_bytes > 48 * 1024)
-        cuda_check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared_bytes)), name);
-    struct regions_guard {
-        bool on;
-        ~regions_guard() { if (on) detail::regions_after_launch(); }
-    } regions{detail::regions_before_launch(name, grid, block)};
-    cuda_check(launch_in_clusters(kernel, grid, block, shared_bytes, cluster, std::forward<Args>(args)...), name);
-    cuda_check(cudaDeviceSynchronize(), name);
+    launch_and_wait(name, kernel, grid, block, shared_bytes,
+                    [&] { return launch_in_clusters(kernel, grid, block, shared_bytes, cluster, std::forward<Args>(args)...); });
 #else
     launch(name, kernel, grid, block, shared_bytes, std::forward<Args>(args)...);
 #endif
