@@ -87,7 +87,8 @@ __global__ void __launch_bounds__((L::consumers + 1) * 128, 1) kernel(const __gr
             for (int r = 0; r < cluster; ++r) cluster::arrive(empty[s], r);
         else arrive(empty[s]);
     };
-    if (warpgroup::groupid() == 0) {
+    const int group = warp_uniform(warpgroup::groupid());  // each warpgroup's role, known uniform
+    if (group == 0) {
         warpgroup::decrease_registers<L::producer_registers>();
         if (warpgroup::laneid() == 0) {
             int it = 0;  // stages filled so far, over all work items
@@ -100,7 +101,7 @@ __global__ void __launch_bounds__((L::consumers + 1) * 128, 1) kernel(const __gr
         }
     } else {
         warpgroup::increase_registers<L::consumer_registers>();
-        const int c = warpgroup::groupid() - 1;
+        const int c = group - 1;
         typename L::state st;
         int it = 0;
         for (int item = first; item < items; item += step) {
