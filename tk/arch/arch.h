@@ -10,3 +10,4 @@
 #include "tk/arch/global_memory.h"
 #include "tk/arch/tma.h"
 #include "tk/arch/wgmma.h"
+#include "tk/arch/convert.h"

@@ -102,12 +102,17 @@ TK_DEVICE void mma_rs(D& d, const A& a, const B& b, bool accumulate, const src_l
     constexpr int K = A::cols, N = TransB ? B::cols : B::rows, KB = TransB ? B::rows : B::cols;
     static_assert(K == KB, "tk::warpgroup::mma: a's K and b's K differ");
     float* acc = accumulator<N>(d);
+    // Each 16x16 slice of A as four packed bf16 pairs in 32-bit registers, all
+    // in place before the fence (tk/arch/convert.h says why it matters).
+    uint32_t frag[K / 16][4];
+    for (int kk = 0; kk < K / 16; ++kk) {
+        std::memcpy(frag[kk], &a.tiles[0][kk].data[0], sizeof frag[kk]);
+        for (auto& r : frag[kk]) arch::pin_register(r);
+    }
     arch::wgmma_fence(loc);
     for (int kk = 0; kk < K / 16; ++kk) {
         const uint64_t db = TransB ? mn_major(b, kk, loc) : k_major(b, kk, loc);
-        uint32_t frag[4];  // the 16x16 slice's four packed bf16 pairs, as 32-bit registers
-        std::memcpy(frag, &a.tiles[0][kk].data[0], sizeof frag);
-        arch::wgmma_rs<N, TransB>(acc, frag, db, (accumulate || kk > 0) ? 1 : 0, loc);
+        arch::wgmma_rs<N, TransB>(acc, frag[kk], db, (accumulate || kk > 0) ? 1 : 0, loc);
     }
     arch::wgmma_commit_group(loc);
 }

@@ -27,6 +27,7 @@
 // except the shuffles of the vector-layout conversion.
 #pragma once
 #include <cmath>
+#include "tk/arch/convert.h"
 #include "tk/arch/math.h"
 #include "tk/arch/shuffle.h"
 #include "tk/common/indices.h"
@@ -158,6 +159,24 @@ TK_DEVICE void copy_rv_relayout(Dst& dst, const Src& src, const src_loc& loc) {
     }
 }
 
+// A float tile rounded to a bf16 or half tile: one packed conversion per pair,
+// each word then held as one register (a wgmma may read it; tk/arch/convert.h).
+template <typename Dst, typename Src>
+inline constexpr bool packs_floats_v = is_rt_v<Dst> && is_rt_v<Src> && std::is_same_v<typename Src::dtype, float> &&
+                                       (std::is_same_v<typename Dst::dtype, bf16> || std::is_same_v<typename Dst::dtype, half>);
+
+template <typename Dst, typename Src>
+TK_DEVICE void copy_packed(Dst& dst, const Src& src) {
+    for (int i = 0; i < Dst::height; ++i)
+        for (int j = 0; j < Dst::width; ++j)
+            for (int k = 0; k < 4; ++k) {
+                const auto& s = src.tiles[i][j].data[k];
+                uint32_t w = arch::cvt_pack<typename Dst::dtype>(s.x, s.y);
+                arch::pin_register(w);
+                std::memcpy(&dst.tiles[i][j].data[k], &w, sizeof w);  // bit for bit: no split into halves
+            }
+}
+
 } // namespace detail
 
 // Static checks shared by the ops of this file and the next ones. OP is the
@@ -207,6 +226,7 @@ TK_DEVICE void copy(Dst& dst, const Src& src, TK_LOC) {
     static_assert(!is_rt_v<Dst> || detail::same_layout_v<Dst, Src>,
                   "tk::copy: tile layouts differ -- copy keeps the layout; use tk::swap_layout(dst, src) to move a tile to the other layout (it converts the element type too)");
     if constexpr (is_rv_v<Dst> && !detail::same_layout_v<Dst, Src>) detail::copy_rv_relayout(dst, src, loc);
+    else if constexpr (detail::packs_floats_v<Dst, Src>) detail::copy_packed(dst, src);
     else detail::zip(dst, [](auto x) { return x; }, src);
 }
 
