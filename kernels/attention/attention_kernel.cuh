@@ -81,9 +81,19 @@ struct layout {
     // SM, taking consecutive items) should share heads, so that each head's K
     // and V come from DRAM once and then from L2: items go through a head's
     // query blocks before the next head's. Causal items are walked in groups
-    // of GROUP heads, longest (last query block) first within each group, so
-    // the short items fill in at the end.
-    static constexpr int GROUP = 8;
+    // of group_heads() heads, longest (last query block) first within each
+    // group, so the short items fill in at the end.
+    //
+    // The group size matters because the persistent grid deals items out
+    // round-robin (block b takes items b, b + grid, ...): when a group holds
+    // about as many items as there are blocks, the same blocks draw the long
+    // items of every group. Measured on an H100 (132 blocks, B = H = 16,
+    // causal D = 128, ms): N = 1024 (8 query blocks a head): 4 heads 0.168,
+    // 8 heads 0.187, 16 heads 0.239; N = 2048: 0.605, 0.677, 0.610; N = 4096:
+    // 2.38, 2.18, 2.13; all heads in one group: 0.245, 0.826, 2.99 (K and V
+    // of too many heads at once for L2). A dynamic scheduler (blocks taking
+    // the next item from a counter) would balance without this table.
+    static TK_HOST_DEVICE int group_heads(int nq) { return nq <= 16 ? 4 : 16; }
     static TK_DEVICE void item_of(const globals& g, int item, int& b, int& h, int& qb) {
         const int nq = q_blocks(g), heads = g.Q.batch * g.Q.depth;
         int bh;
@@ -91,6 +101,7 @@ struct layout {
             bh = item / nq;
             qb = item % nq;
         } else {
+            const int GROUP = group_heads(nq);
             const int first = item / (GROUP * nq) * GROUP, count = heads - first < GROUP ? heads - first : GROUP;
             const int in_group = item - first * nq;
             bh = first + in_group % count;
