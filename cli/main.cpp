@@ -198,15 +198,16 @@ Profile parse_profile(const std::string& list) {
 }
 
 // Region names hash to the ids the kernels record; the names come from the
-// project's kernel and lesson sources (tk::region r("name")).
+// project's kernel, lesson and tile-library sources (tk::region r("name")),
+// headers included: a marker in a template such as tk/templates/ is named too.
 tklab::profiler::RegionNames project_region_names() {
     std::vector<std::string> names;
-    for (const char* dir : {"kernels", "lessons"}) {
+    for (const char* dir : {"kernels", "lessons", "tk"}) {
         const std::filesystem::path root = std::filesystem::path(TKLAB_SOURCE_DIR) / dir;
         std::error_code ec;
         for (auto it = std::filesystem::recursive_directory_iterator(root, ec); !ec && it != std::filesystem::end(it); ++it) {
             const auto ext = it->path().extension();
-            if (ext != ".cu" && ext != ".cuh") continue;
+            if (ext != ".cu" && ext != ".cuh" && ext != ".h") continue;
             std::ifstream f(it->path());
             std::stringstream text;
             text << f.rdbuf();
