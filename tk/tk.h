@@ -17,6 +17,7 @@
 #include "tk/ops/warp/memory/warp_row.h"
 #include "tk/ops/warp/register/mma.h"
 #include "tk/ops/warp/register/register_ops.h"
+#include "tk/ops/warp/uniform.h"
 #include "tk/ops/group/group.h"
 #include "tk/ops/sync/semaphore.h"
 #include "tk/ops/sync/cluster.h"

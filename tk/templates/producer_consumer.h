@@ -39,6 +39,7 @@
 #include "tk/host/timing.h"
 #include "tk/ops/sync/cluster.h"
 #include "tk/ops/sync/semaphore.h"
+#include "tk/ops/warp/uniform.h"
 #include "tk/ops/warpgroup/warpgroup.h"
 #include "tk/types/shared/allocator.h"
 
