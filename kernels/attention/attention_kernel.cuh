@@ -92,7 +92,7 @@ struct layout {
     // 8 heads 0.187, 16 heads 0.239; N = 2048: 0.605, 0.677, 0.610; N = 4096:
     // 2.38, 2.18, 2.13; all heads in one group: 0.245, 0.826, 2.99 (K and V
     // of too many heads at once for L2). A dynamic scheduler (blocks taking
-    // the next item from a counter) would balance without this table.
+    // the next item from a counter) would balance without this rule.
     static TK_HOST_DEVICE int group_heads(int nq) { return nq <= 16 ? 4 : 16; }
     static TK_DEVICE void item_of(const globals& g, int item, int& b, int& h, int& qb) {
         const int nq = q_blocks(g), heads = g.Q.batch * g.Q.depth;
