@@ -132,4 +132,3 @@ void run(const globals& g) {
 }
 
 } // namespace gemm_hopper
-

@@ -154,17 +154,19 @@ dim3 grid(const typename L::globals& g) {
 // linkage, like tk::launch (tk/host/launch.h says why).
 namespace {
 template <typename L>
-void launch(const char* name, const typename L::globals& g) {
-    tk::launch_cluster(name, kernel<L>, grid<L>(g), dim3(threads<L>), shared_layout<L>::bytes, unsigned(cluster_of<L>()), g);
+void launch_on(const char* name, const typename L::globals& g, dim3 blocks) {
+    tk::launch_cluster(name, kernel<L>, blocks, dim3(threads<L>), shared_layout<L>::bytes, unsigned(cluster_of<L>()), g);
 }
+template <typename L>
+void launch(const char* name, const typename L::globals& g) { launch_on<L>(name, g, grid<L>(g)); }
 
 #if defined(TK_GPU)
 // The mean time of back-to-back launches (tk::mean_launch_ms), after one
 // launch through launch() (which raises the shared-memory limit).
 template <typename L>
 double time_ms(const char* name, const typename L::globals& g) {
-    launch<L>(name, g);
-    const dim3 blocks = grid<L>(g);
+    const dim3 blocks = grid<L>(g);  // once: with clusters it asks the driver how many fit
+    launch_on<L>(name, g, blocks);
     if constexpr (cluster_of<L>() > 1)
         return mean_launch_ms([&] { launch_in_clusters(kernel<L>, blocks, dim3(threads<L>), shared_layout<L>::bytes, unsigned(cluster_of<L>()), g); },
                               name);

@@ -19,6 +19,15 @@ template <typename To, typename From> TK_HOST_DEVICE To convert(From v) {
     else return from_float<To>(to_float(v));
 }
 
+// Two values as one 32-bit word of 2-byte elements M, x in the low half: from
+// floats one packed conversion (tk/arch/convert.h), else each converted alone.
+template <typename M, typename R>
+TK_DEVICE uint32_t packed_pair(R x, R y) {
+    static_assert(sizeof(M) == 2, "tk: packed_pair packs 2-byte elements");
+    if constexpr (std::is_same_v<R, float> && (std::is_same_v<M, bf16> || std::is_same_v<M, half>)) return arch::cvt_pack<M>(x, y);
+    else return bits_of(convert<M>(x)) | (bits_of(convert<M>(y)) << 16);
+}
+
 // Two consecutive elements of type M at a shared address, as register type R.
 template <typename R, typename M>
 TK_DEVICE void ld_shared_pair(R& x, R& y, uint32_t addr, const src_loc& loc) {
@@ -36,7 +45,7 @@ TK_DEVICE void ld_shared_pair(R& x, R& y, uint32_t addr, const src_loc& loc) {
 template <typename M, typename R>
 TK_DEVICE void st_shared_pair(uint32_t addr, R x, R y, const src_loc& loc) {
     if constexpr (sizeof(M) == 2) {
-        arch::st_shared_b32(addr, bits_of(convert<M>(x)) | (bits_of(convert<M>(y)) << 16), loc);
+        arch::st_shared_b32(addr, packed_pair<M>(x, y), loc);
     } else {
         const uint32_t w[2] = {bits_of(convert<M>(x)), bits_of(convert<M>(y))};
         arch::st_shared<2>(addr, w, loc);
@@ -70,7 +79,7 @@ TK_DEVICE void ld_global_pair(R& x, R& y, const M* p, const src_loc& loc) {
 template <typename M, typename R>
 TK_DEVICE void st_global_pair(M* p, R x, R y, const src_loc& loc) {
     if constexpr (sizeof(M) == 2) {
-        const uint32_t w[1] = {bits_of(convert<M>(x)) | (bits_of(convert<M>(y)) << 16)};
+        const uint32_t w[1] = {packed_pair<M>(x, y)};
         arch::st_global<1>(p, w, loc);
     } else {
         const uint32_t w[2] = {bits_of(convert<M>(x)), bits_of(convert<M>(y))};

@@ -68,13 +68,6 @@ TK_DEVICE void quad_transpose(uint32_t (&x)[4], int lane, const src_loc& loc) {
     }
 }
 
-// Two elements as one 32-bit word of T pairs, x in the low half.
-template <typename T, typename R>
-TK_DEVICE uint32_t packed_word(R x, R y) {
-    if constexpr (std::is_same_v<R, float>) return arch::cvt_pack<T>(x, y);
-    else return bits_of(convert<T>(x)) | (bits_of(convert<T>(y)) << 16);
-}
-
 template <typename RT, typename T>
 TK_DEVICE void store_quad_wide(const gl<T>& dst, const RT& src, coord at, const src_loc& loc) {
     const int lane = laneid(), run = lane % 4;
@@ -85,7 +78,7 @@ TK_DEVICE void store_quad_wide(const gl<T>& dst, const RT& src, coord at, const 
                 uint32_t x[4];
                 for (int q = 0; q < 4; ++q) {
                     const auto& p = src.tiles[i][j + q / 2].data[2 * (q % 2) + h];
-                    x[q] = packed_word<T>(p.x, p.y);
+                    x[q] = packed_pair<T>(p.x, p.y);
                 }
                 quad_transpose(x, lane, loc);
                 const int r = at.r * RT::rows + 16 * i + lane / 4 + 8 * h, c = at.c * RT::cols + 16 * j + 8 * run;
