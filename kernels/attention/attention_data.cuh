@@ -20,8 +20,12 @@ struct Data {
     std::shared_ptr<tk::device_buffer<tk::bf16>> dq, dk, dv, dout;
     template <int D>
     attention::globals_t<D> globals() const {
-        return {{dq->data(), b, h, n, d}, {dk->data(), b, h, n, d}, {dv->data(), b, h, n, d}, {dout->data(), b, h, n, d},
-                float(1.4426950408889634 / std::sqrt(double(d)))};
+        attention::globals_t<D> g{{dq->data(), b, h, n, d}, {dk->data(), b, h, n, d}, {dv->data(), b, h, n, d}, {dout->data(), b, h, n, d},
+                                  float(1.4426950408889634 / std::sqrt(double(d)))};
+        using causal = attention::layout<D, true>;  // every causal schedule walks items alike
+        const auto order = causal::plan_order(b * h, n, int(tk::producer_consumer::grid<causal>(g).x));
+        g.group_heads = order.group_heads, g.snake = order.snake;
+        return g;
     }
 };
 
