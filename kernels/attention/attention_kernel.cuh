@@ -70,13 +70,15 @@ TK_HOST_DEVICE void causal_item(int item, int heads, int nq, int blocks, int gro
 //              work and its softmax take turns (the other warpgroup may fill in);
 //   pipelined  the P V of step k-1 is issued with step k's S and runs during
 //              step k's softmax (FlashAttention-3's intra-warpgroup overlap);
-//   pingpong   pipelined, and the two consumer warpgroups take turns to issue
-//              their wgmmas, so one's softmax runs under the other's
+//   pingpong   pipelined, and the consumer warpgroups take turns to issue
+//              their wgmmas, so one's softmax runs under another's
 //              multiplies (FlashAttention-3's warpgroup ping-pong).
-// On an H200 at B = H = 16, N = 4096, non-causal, in one run: D = 128, 414,
-// 506 and 539 TFLOP/s (cuDNN: 615); D = 64, 345, 352 and 383 (cuDNN: 472).
-// At D = 64 the exponentials (16 a clock per SM) bound the softmax about as
-// much as the tensor cores bound the multiplies, so overlap gains less.
+// On an H200 at B = H = 16, N = 4096, non-causal, in one run: D = 128, 468,
+// 596 and 598 TFLOP/s; D = 64, 488, 474 and 498 (cuDNN on an H200: about 620
+// and 470). At D = 64 the exponentials (16 a clock per SM) bound the softmax
+// about as much as the tensor cores bound the multiplies, and with three
+// consumer warpgroups one's softmax already runs under the others'
+// multiplies, so the schedules differ less.
 enum class schedule { serial, pipelined, pingpong };
 
 template <int D, bool Causal, schedule Schedule = schedule::pingpong>
@@ -101,6 +103,8 @@ struct layout {
         int q_loads = 0;                          // Q copies this consumer has started (the phase to wait on)
         int row_tile = 0, last_k = 0;             // of the item: this warp's first query row / 16, its last step
         int first_row = 0;                        // of the item: this warpgroup's first query row
+        int b = 0, h = 0;                         // of the item: its batch and head
+        int next_b = 0, next_h = 0, next_qb = 0;  // of the next item, worked out when its Q is requested
         bool pending = false;                     // pipelined: p and v hold a P V not yet issued
         tk::rt_fl<16, D> o;                       // this warp's 16 rows of O, not yet divided
         typename tk::rt_fl<16, BKV>::col_vec m, l;  // running row max (of unscaled scores) and row sum
@@ -143,11 +147,14 @@ struct layout {
         b = bh / g.Q.depth;
         h = bh % g.Q.depth;
     }
+    static TK_DEVICE int iterations_of_block(const globals& g, int qb) {
+        const int rows = (qb + 1) * BQ < g.Q.rows ? (qb + 1) * BQ : g.Q.rows;
+        return Causal ? (rows + BKV - 1) / BKV : g.K.rows / BKV;
+    }
     static TK_DEVICE int iterations(const globals& g, int item) {
         int b, h, qb;
         item_of(g, item, b, h, qb);
-        const int rows = (qb + 1) * BQ < g.Q.rows ? (qb + 1) * BQ : g.Q.rows;
-        return Causal ? (rows + BKV - 1) / BKV : g.K.rows / BKV;
+        return iterations_of_block(g, qb);
     }
 
     // Host: the causal order of `heads` heads of `n` rows for a grid of
@@ -205,14 +212,17 @@ struct layout {
         tk::tma::load_async(s.v, g.V, {b, h, k, 0}, full);
     }
 
-    // One thread of consumer c starts the copy of its 64 rows of the item's Q
-    // (rows past N, in a head's last item, arrive as zeros).
+    // One thread of consumer c starts the copy of its 64 rows of the next
+    // item's Q (rows past N, in a head's last item, arrive as zeros). The
+    // item's coordinates are kept for start() and finish(): item_of's integer
+    // divisions by runtime values cost tens of instructions each, and
+    // working them out once an item instead of five times made causal
+    // attention 4 to 5% faster at N = 1024 and 2048 (short items; H200).
     static TK_DEVICE void load_q(state& st, scratch& sc, const globals& g, int item, int c) {
-        int b, h, qb;
-        item_of(g, item, b, h, qb);
+        item_of(g, item, st.next_b, st.next_h, st.next_qb);
         if (tk::warpgroup::laneid() == 0) {
             tk::tma::expect<q_tile>(sc.q_landed[c]);
-            tk::tma::load_async(sc.q[c], g.Q, {b, h, qb * consumers + c, 0}, sc.q_landed[c]);
+            tk::tma::load_async(sc.q[c], g.Q, {st.next_b, st.next_h, st.next_qb * consumers + c, 0}, sc.q_landed[c]);
         }
         ++st.q_loads;
     }
@@ -225,14 +235,12 @@ struct layout {
             // Ping-pong: the last warpgroup lets warpgroup 0 go first (its first turn).
             if (Schedule == schedule::pingpong && c == consumers - 1) turn(0).arrive();
         }
-        // Worked out once per item, not in every step's softmax (integer
-        // division by runtime values costs tens of instructions).
-        int b, h, qb;
-        item_of(g, item, b, h, qb);
-        st.first_row = qb * BQ + c * 64;
+        // Worked out once per item, not in every step's softmax.
+        st.b = st.next_b, st.h = st.next_h;
+        st.first_row = st.next_qb * BQ + c * 64;
         st.row_tile = st.first_row / 16 + tk::warpgroup::warpid();
         st.pending = false;
-        st.last_k = iterations(g, item) - 1;
+        st.last_k = iterations_of_block(g, st.next_qb) - 1;
         tk::wait(sc.q_landed[c], (st.q_loads - 1) & 1);
         tk::zero(st.o);
         tk::neg_infty(st.m);
@@ -304,16 +312,14 @@ struct layout {
             if (st.pending) tk::warpgroup::mma_AB(st.o, st.p, s.v);
     }
 
-    static TK_DEVICE void finish(state& st, scratch&, const globals& g, int item, int) {
+    static TK_DEVICE void finish(state& st, scratch&, const globals& g, int, int) {
         if (st.first_row >= g.Q.rows) return;  // past N: a head's ragged last item
-        int b, h, qb;
-        item_of(g, item, b, h, qb);
         // One division per row, then multiplies: 64 IEEE divisions per thread
         // (each a check and a slow path) were most of this epilogue.
         typename tk::rt_fl<16, BKV>::col_vec inv_l;
         tk::unary_map(inv_l, st.l, [](float l) { return 1.0f / l; });
         tk::mul_row(st.o, st.o, inv_l);
-        tk::store(g.O, st.o, {b, h, st.row_tile, 0});
+        tk::store(g.O, st.o, {st.b, st.h, st.row_tile, 0});
     }
 
     // Ping-pong: the last warpgroup's last turn-passing arrive still waits at
