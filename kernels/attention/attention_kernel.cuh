@@ -122,10 +122,18 @@ struct layout {
     // Whether warpgroup c has work at key block k: rows inside the tensor
     // and, causal, not all above the block.
     static TK_DEVICE bool has_work(const state& st, const globals& g, int k) {
-        return st.first_row < g.Q.rows && (!Causal || k * BKV <= st.first_row + 63);
+        return st.first_row < g.Q.rows && (!Causal || k <= last_key_block(st.first_row));
     }
 
-    static TK_HOST_DEVICE int q_blocks(const globals& g) { return (g.Q.rows + BQ - 1) / BQ; }
+    // Causal: the last key block the 64 rows from first_row attend to, and
+    // the key blocks query block qb steps through (up to its last row).
+    static TK_HOST_DEVICE int last_key_block(int first_row) { return (first_row + 63) / BKV; }
+    static TK_HOST_DEVICE int causal_steps(int qb, int rows) {
+        const int end = (qb + 1) * BQ < rows ? (qb + 1) * BQ : rows;
+        return (end + BKV - 1) / BKV;
+    }
+    static TK_HOST_DEVICE int q_blocks(int rows) { return (rows + BQ - 1) / BQ; }
+    static TK_HOST_DEVICE int q_blocks(const globals& g) { return q_blocks(g.Q.rows); }
     static TK_HOST_DEVICE int work_items(const globals& g) { return g.Q.batch * g.Q.depth * q_blocks(g); }
     // Item -> (batch, head, query block). The blocks running at once (one per
     // SM, taking consecutive items) should share heads, so that each head's K
@@ -148,8 +156,7 @@ struct layout {
         h = bh % g.Q.depth;
     }
     static TK_DEVICE int iterations_of_block(const globals& g, int qb) {
-        const int rows = (qb + 1) * BQ < g.Q.rows ? (qb + 1) * BQ : g.Q.rows;
-        return Causal ? (rows + BKV - 1) / BKV : g.K.rows / BKV;
+        return Causal ? causal_steps(qb, g.Q.rows) : g.K.rows / BKV;
     }
     static TK_DEVICE int iterations(const globals& g, int item) {
         int b, h, qb;
@@ -175,13 +182,13 @@ struct layout {
     // for items, and its traces would no longer be reproducible).
     struct order { int group_heads, snake; double busiest, mean; };  // the busiest block's load, and the mean
     static order plan_order(int heads, int n, int blocks) {
-        const int nq = (n + BQ - 1) / BQ, items = heads * nq;
+        const int nq = q_blocks(n), items = heads * nq;
         std::vector<double> cost(size_t(nq), 1.0), busy(static_cast<size_t>(blocks));  // each query block's cost, each block's load
         double total = 0;
         for (int qb = 0; qb < nq; ++qb) {
-            const int rows = (qb + 1) * BQ < n ? (qb + 1) * BQ : n, steps = (rows + BKV - 1) / BKV;
+            const int steps = causal_steps(qb, n);
             for (int c = 0; c < consumers && qb * BQ + 64 * c < n; ++c) {
-                const int own = (qb * BQ + 64 * c + 63) / BKV + 1;  // key blocks not all above this warpgroup's rows
+                const int own = last_key_block(qb * BQ + 64 * c) + 1;  // the steps this warpgroup has work in (has_work)
                 cost[size_t(qb)] += double(own < steps ? own : steps) / consumers;
             }
             total += cost[size_t(qb)] * heads;
