@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 #include "visualizer/model/barrier_episodes.h"
+#include "visualizer/model/derived_cache.h"
 #include "visualizer/panels/palette.h"
 #include "visualizer/panels/text.h"
 #include "visualizer/panels/panels.h"
@@ -19,26 +20,28 @@ namespace {
 
 using ull = unsigned long long;
 
-struct EpisodeCache {
-    const trace::Trace* trace = nullptr;
+// The cursor block's episodes, worked out once per block.
+struct BlockEpisodes {
     uint32_t launch = UINT32_MAX, block = UINT32_MAX;
     std::vector<BarrierEpisode> episodes;
     uint64_t total_wait = 0;
 };
 
-const EpisodeCache& episodes_of(const Replay& r) {
-    static EpisodeCache c;
-    if (c.trace == &r.trace() && c.launch == r.launch_index() && c.block == r.block_index()) return c;
-    c = EpisodeCache{&r.trace(), r.launch_index(), r.block_index(), barrier_episodes(r.block()), 0};
-    for (const BarrierEpisode& e : c.episodes) c.total_wait += e.total_wait();
-    return c;
+const BlockEpisodes& episodes_of(const ViewState& v) {
+    static DerivedCache<BlockEpisodes, uint32_t, uint32_t> cache;
+    const Replay& r = *v.replay;
+    return cache.get(v.docs[0].trace, r.launch_index(), r.block_index(), [&] {
+        BlockEpisodes c{r.launch_index(), r.block_index(), barrier_episodes(r.block()), 0};
+        for (const BarrierEpisode& e : c.episodes) c.total_wait += e.total_wait();
+        return c;
+    });
 }
 
 // The episode the user picked in the list stays shown while the cursor stays
-// where that click put it (another episode may have begun earlier).
+// where that click put it (another episode may have begun earlier). One per
+// document: a new one starts with none.
 struct Pin {
-    const trace::Trace* trace = nullptr;
-    uint32_t launch = 0, block = 0;
+    uint32_t launch = UINT32_MAX, block = UINT32_MAX;
     long episode = -1;
     uint64_t cycle = 0;
 };
@@ -79,7 +82,7 @@ void seek_to(ViewState& v, const BarrierEpisode& e, long index, Pin& pin) {
     v.playing = false;
     v.seek_cycle(e.release);
     v.status = "at the release of " + barrier_name(e) + " (cycle " + std::to_string(e.release) + ")";
-    pin = Pin{&v.replay->trace(), v.replay->launch_index(), v.replay->block_index(), index, v.cursor_cycle()};
+    pin = Pin{v.replay->launch_index(), v.replay->block_index(), index, v.cursor_cycle()};
 }
 
 // A faint box crossed by diagonal lines: time spent on the barrier's own latency.
@@ -178,12 +181,12 @@ void legend_swatch(ImU32 color, bool hatched, const char* text, bool first = fal
     ImGui::TextUnformatted(text);
 }
 
-void draw_cursor_episode(ViewState& v, const EpisodeCache& c, Pin& pin) {
+void draw_cursor_episode(ViewState& v, const BlockEpisodes& c, Pin& pin) {
     const trace::Trace& t = v.replay->trace();
     const auto& eps = c.episodes;
     const uint64_t cursor = v.cursor_cycle();
     long k = episode_at(eps, cursor);
-    const bool pinned = pin.trace == &t && pin.launch == c.launch && pin.block == c.block && pin.cycle == cursor &&
+    const bool pinned = pin.launch == c.launch && pin.block == c.block && pin.cycle == cursor &&
                         pin.episode >= 0 && size_t(pin.episode) < eps.size();
     if (pinned) k = pin.episode;
     const bool before_first = k < 0;
@@ -246,12 +249,12 @@ void draw_cursor_episode(ViewState& v, const EpisodeCache& c, Pin& pin) {
         ImGui::TextWrapped("Released by warp %d's arrival (it did not wait here: an arrive without a wait).", int(e.last_warp));
 }
 
-void draw_episode_list(ViewState& v, const EpisodeCache& c, Pin& pin) {
+void draw_episode_list(ViewState& v, const BlockEpisodes& c, Pin& pin) {
     const trace::Trace& t = v.replay->trace();
     const auto& eps = c.episodes;
     const uint64_t cursor = v.cursor_cycle();
     long current = episode_at(eps, cursor);
-    if (pin.trace == &t && pin.launch == c.launch && pin.block == c.block && pin.cycle == cursor) current = pin.episode;
+    if (pin.launch == c.launch && pin.block == c.block && pin.cycle == cursor) current = pin.episode;
     static long followed = -2;
     const bool scroll = current != followed;
     followed = current;
@@ -373,11 +376,12 @@ void draw_barriers(ViewState& v) {
         ImGui::End();
         return;
     }
-    static Pin pin;
+    static DerivedCache<Pin> pins;
+    Pin& pin = pins.get(v.docs[0].trace, [] { return Pin{}; });
     if (!v.replay) {
         dim_wrapped("no block timeline in this trace: barrier episodes need one (record it with --timeline-blocks)");
     } else {
-        const EpisodeCache& c = episodes_of(*v.replay);
+        const BlockEpisodes& c = episodes_of(v);
         const trace::Block& b = v.replay->block();
         if (c.episodes.empty()) {
             dim_wrapped("block (" + std::to_string(b.coord.x) + "," + std::to_string(b.coord.y) + "," + std::to_string(b.coord.z) +

@@ -7,9 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <memory>
 #include <string>
 #include <vector>
+#include "visualizer/model/derived_cache.h"
 #include "visualizer/panels/palette.h"
 #include "visualizer/panels/text.h"
 #include "visualizer/panels/panels.h"
@@ -38,22 +38,12 @@ struct WarpSteps {
     size_t peak_change = SIZE_MAX;
 };
 struct BlockRegs {
-    std::weak_ptr<const trace::Trace> trace;
-    const trace::Trace* raw = nullptr;
-    uint32_t launch = 0, block = 0;
     std::vector<WarpSteps> warps;
     bool any_live_lists = false;
 };
 
-const BlockRegs& block_regs(const Document& d, const Replay& r) {
-    static BlockRegs c;
-    if (c.raw == d.trace.get() && !c.trace.expired() && c.launch == r.launch_index() && c.block == r.block_index())
-        return c;
-    c = BlockRegs{};
-    c.trace = d.trace;
-    c.raw = d.trace.get();
-    c.launch = r.launch_index();
-    c.block = r.block_index();
+BlockRegs make_block_regs(const Replay& r) {
+    BlockRegs c;
     const trace::Block& b = r.block();
     c.warps.resize(size_t(std::max(r.warps(), 1)));
     for (size_t i = 0; i < b.regs.size(); ++i) {
@@ -68,6 +58,11 @@ const BlockRegs& block_regs(const Document& d, const Replay& r) {
         std::stable_sort(w.changes.begin(), w.changes.end(),
                          [&](size_t x, size_t y) { return b.regs[x].cycle < b.regs[y].cycle; });
     return c;
+}
+
+const BlockRegs& block_regs(const Document& d, const Replay& r) {
+    static DerivedCache<BlockRegs, uint32_t, uint32_t> cache;
+    return cache.get(d.trace, r.launch_index(), r.block_index(), [&] { return make_block_regs(r); });
 }
 
 // The warp's last change at or before `cycle`, SIZE_MAX if none.

@@ -15,10 +15,10 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
-#include <memory>
 #include <string>
 #include <vector>
 #include "visualizer/model/bank_view.h"
+#include "visualizer/model/derived_cache.h"
 #include "visualizer/panels/cell_text.h"
 #include "visualizer/panels/palette.h"
 #include "visualizer/panels/text.h"
@@ -37,35 +37,22 @@ struct PanelChoice {
 PanelChoice g_choice;
 
 // The heat map, computed once per (trace, launch, block or all blocks).
-struct HeatCache {
-    std::weak_ptr<const trace::Trace> trace;
-    const trace::Trace* raw = nullptr;
-    uint32_t launch = 0, block = 0;
-    bool all = false;
+struct BankHeat {
     SmemHeat heat;
     std::array<uint64_t, 32> launch_bank_words{};  // Summary::smem_sites bank_words, summed
     bool has_summary = false;
 };
 
-const HeatCache& heat_for(const Document& d, uint32_t launch, uint32_t block, bool all) {
-    static HeatCache c;
-    if (all) block = UINT32_MAX;  // the same map whichever block the cursor is in
-    const trace::Trace* t = d.trace.get();
-    if (c.raw == t && !c.trace.expired() && c.launch == launch && c.block == block && c.all == all) return c;
-    c = HeatCache{};
-    c.trace = d.trace;
-    c.raw = t;
-    c.launch = launch;
-    c.block = block;
-    c.all = all;
-    if (launch >= t->launches.size()) return c;
-    const trace::Launch& l = t->launches[launch];
+BankHeat make_heat(const trace::Trace& t, uint32_t launch, uint32_t block, bool all) {
+    BankHeat c;
+    if (launch >= t.launches.size()) return c;
+    const trace::Launch& l = t.launches[launch];
     const size_t words = size_t(std::min<uint64_t>(l.smem_bytes, 1u << 22) / 4);
     if (all) {
         for (const trace::Block& b : l.blocks)
-            if (b.timeline) c.heat.add_block(*t, b, words);
+            if (b.timeline) c.heat.add_block(t, b, words);
     } else if (block < l.blocks.size()) {
-        c.heat.add_block(*t, l.blocks[block], words);
+        c.heat.add_block(t, l.blocks[block], words);
     }
     if (l.summary) {
         c.has_summary = true;
@@ -75,27 +62,17 @@ const HeatCache& heat_for(const Document& d, uint32_t launch, uint32_t block, bo
     return c;
 }
 
-// The cursor's instruction, analysed once per event.
-struct InstrCache {
-    const trace::Trace* raw = nullptr;
-    std::weak_ptr<const trace::Trace> trace;
-    uint32_t launch = 0, block = 0;
-    long event = -2;
-    InstructionBanks ib;
-};
+const BankHeat& heat_for(const Document& d, uint32_t launch, uint32_t block, bool all) {
+    static DerivedCache<BankHeat, uint32_t, uint32_t, bool> cache;
+    if (all) block = UINT32_MAX;  // the same map whichever block the cursor is in
+    return cache.get(d.trace, launch, block, all, [&] { return make_heat(*d.trace, launch, block, all); });
+}
 
+// The cursor's instruction, analysed once per event.
 const InstructionBanks& banks_for(const Document& d, const Replay& r, long e) {
-    static InstrCache c;
-    if (c.raw == d.trace.get() && !c.trace.expired() && c.launch == r.launch_index() && c.block == r.block_index() &&
-        c.event == e)
-        return c.ib;
-    c.raw = d.trace.get();
-    c.trace = d.trace;
-    c.launch = r.launch_index();
-    c.block = r.block_index();
-    c.event = e;
-    c.ib = instruction_banks(r.trace(), r.block(), size_t(e));
-    return c.ib;
+    static DerivedCache<InstructionBanks, uint32_t, uint32_t, long> cache;
+    return cache.get(d.trace, r.launch_index(), r.block_index(), e,
+                     [&] { return instruction_banks(r.trace(), r.block(), size_t(e)); });
 }
 
 
@@ -521,7 +498,7 @@ void draw_whole_run(const Document& d, const ViewState& v) {
     if (ImGui::RadioButton("this block", !g_choice.all_blocks)) g_choice.all_blocks = false;
     ImGui::SameLine();
     if (ImGui::RadioButton("all timeline blocks", g_choice.all_blocks)) g_choice.all_blocks = true;
-    const HeatCache& c = heat_for(d, r.launch_index(), r.block_index(), g_choice.all_blocks);
+    const BankHeat& c = heat_for(d, r.launch_index(), r.block_index(), g_choice.all_blocks);
     const SmemHeat& h = c.heat;
     const uint64_t extra = h.wavefronts > h.ideal ? h.wavefronts - h.ideal : 0;
     say(kText, "%llu shared-memory instructions in %u block%s: %llu wavefronts, ideal %llu", (unsigned long long)h.executions,

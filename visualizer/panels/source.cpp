@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <string>
 #include <vector>
+#include "visualizer/model/derived_cache.h"
 #include "visualizer/panels/palette.h"
 #include "visualizer/panels/text.h"
 #include "visualizer/panels/panels.h"
@@ -46,8 +47,6 @@ struct FileRows {
 };
 
 struct LaunchCosts {
-    const trace::Trace* trace = nullptr;
-    uint32_t launch = UINT32_MAX;
     bool has_summary = false;
     uint64_t blocks = 0;
     std::vector<LineCost> by_loc;  // by Trace::locations index
@@ -71,12 +70,8 @@ std::vector<std::string> split_lines(const std::string& text, size_t& widest) {
     return out;
 }
 
-const LaunchCosts& launch_costs(const trace::Trace& t, uint32_t launch) {
-    static LaunchCosts c;
-    if (c.trace == &t && c.launch == launch) return c;
-    c = LaunchCosts{};
-    c.trace = &t;
-    c.launch = launch;
+LaunchCosts make_launch_costs(const trace::Trace& t, uint32_t launch) {
+    LaunchCosts c;
     c.by_loc.assign(t.locations.size(), {});
     const trace::Summary* s = launch < t.launches.size() && t.launches[launch].summary ? &*t.launches[launch].summary : nullptr;
     c.has_summary = s != nullptr;
@@ -134,22 +129,27 @@ const LaunchCosts& launch_costs(const trace::Trace& t, uint32_t launch) {
     return c;
 }
 
+const LaunchCosts& launch_costs(const ViewState& v) {
+    static DerivedCache<LaunchCosts, uint32_t> cache;
+    return cache.get(v.docs[0].trace, v.launch, [&] { return make_launch_costs(*v.trace(), v.launch); });
+}
+
 // The cursor block's events by line, computed once per block.
 struct BlockLines {
-    const trace::Trace* trace = nullptr;
-    uint32_t launch = UINT32_MAX, block = UINT32_MAX;
     std::vector<std::vector<uint32_t>> events;  // by Trace::locations index, in execution order
 };
 
-const BlockLines& block_lines(const Replay& r) {
-    static BlockLines b;
-    if (b.trace == &r.trace() && b.launch == r.launch_index() && b.block == r.block_index()) return b;
-    b = BlockLines{&r.trace(), r.launch_index(), r.block_index(), {}};
-    b.events.assign(r.trace().locations.size(), {});
-    const auto& ev = r.block().events;
-    for (size_t i = 0; i < ev.size(); ++i)
-        if (ev[i].loc < b.events.size()) b.events[ev[i].loc].push_back(uint32_t(i));
-    return b;
+const BlockLines& block_lines(const ViewState& v) {
+    static DerivedCache<BlockLines, uint32_t, uint32_t> cache;
+    const Replay& r = *v.replay;
+    return cache.get(v.docs[0].trace, r.launch_index(), r.block_index(), [&] {
+        BlockLines b;
+        b.events.assign(r.trace().locations.size(), {});
+        const auto& ev = r.block().events;
+        for (size_t i = 0; i < ev.size(); ++i)
+            if (ev[i].loc < b.events.size()) b.events[ev[i].loc].push_back(uint32_t(i));
+        return b;
+    });
 }
 
 // ---- drawing helpers ----
@@ -237,8 +237,8 @@ void cost_tooltip(const trace::Trace& t, const LaunchCosts& lc, uint32_t launch,
     ImGui::EndTooltip();
 }
 
+// What the panel shows of one document (a new one starts afresh).
 struct PanelState {
-    const trace::Trace* trace = nullptr;
     size_t file = 0;              // Trace::files index shown
     long followed = -2;           // the cursor event the view last followed
     int scroll_to_line = 0;       // a line to bring into view (0: none)
@@ -278,15 +278,15 @@ void draw_source(ViewState& v) {
         ImGui::End();
         return;
     }
-    static PanelState st;
-    const LaunchCosts& lc = launch_costs(*t, v.launch);
-    if (st.trace != t) {
-        st = PanelState{};
-        st.trace = t;
-        for (size_t f = 1; f < t->files.size() && !st.file; ++f)
-            if (t->files[f].text) st.file = f;
-        if (!st.file && t->files.size() > 1) st.file = 1;
-    }
+    static DerivedCache<PanelState> states;
+    const LaunchCosts& lc = launch_costs(v);
+    PanelState& st = states.get(v.docs[0].trace, [&] {
+        PanelState s;  // the first file with text, else the first file
+        for (size_t f = 1; f < t->files.size() && !s.file; ++f)
+            if (t->files[f].text) s.file = f;
+        if (!s.file && t->files.size() > 1) s.file = 1;
+        return s;
+    });
     if (t->files.size() <= 1) {
         dim("the trace names no source files");
         ImGui::End();
@@ -299,7 +299,7 @@ void draw_source(ViewState& v) {
     bool upcoming = false;
     const BlockLines* bl = nullptr;
     if (v.replay) {
-        bl = &block_lines(*v.replay);
+        bl = &block_lines(v);
         cur = v.replay->current(v.sel.warp);
         if (cur < 0) {
             cur = v.replay->next(v.sel.warp);

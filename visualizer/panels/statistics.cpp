@@ -9,6 +9,7 @@
 #include <numeric>
 #include <string>
 #include <vector>
+#include "visualizer/model/derived_cache.h"
 #include "visualizer/model/range_stats.h"
 #include "visualizer/panels/palette.h"
 #include "visualizer/panels/text.h"
@@ -55,24 +56,12 @@ std::string share(uint64_t part, uint64_t whole) {
     return buf;
 }
 
-struct RangeCache {
-    const trace::Trace* trace = nullptr;
-    uint32_t launch = UINT32_MAX, block = UINT32_MAX;
-    uint64_t begin = 0, end = 0;
-    RangeStats stats;
-};
-
-const RangeStats& range_of(const Replay& r, uint64_t begin, uint64_t end) {
-    static RangeCache c;
-    if (c.trace == &r.trace() && c.launch == r.launch_index() && c.block == r.block_index() && c.begin == begin && c.end == end)
-        return c.stats;
-    c.trace = &r.trace();
-    c.launch = r.launch_index();
-    c.block = r.block_index();
-    c.begin = begin;
-    c.end = end;
-    c.stats = range_stats(r.trace(), r.block(), r.warps(), begin, end);
-    return c.stats;
+// The cursor block's figures over the selected range, worked out once per range.
+const RangeStats& range_of(const ViewState& v, uint64_t begin, uint64_t end) {
+    static DerivedCache<RangeStats, uint32_t, uint32_t, uint64_t, uint64_t> cache;
+    const Replay& r = *v.replay;
+    return cache.get(v.docs[0].trace, r.launch_index(), r.block_index(), begin, end,
+                     [&] { return range_stats(r.trace(), r.block(), r.warps(), begin, end); });
 }
 
 // Rows of "name | bar | numbers", bars scaled to the largest value.
@@ -233,7 +222,7 @@ void draw_whole_run(const trace::Trace& t, const trace::Launch& l) {
 void draw_range(const ViewState& v, uint64_t begin, uint64_t end) {
     const Replay& r = *v.replay;
     const trace::Trace& t = r.trace();
-    const RangeStats& s = range_of(r, begin, end);
+    const RangeStats& s = range_of(v, begin, end);
     if (begin_key_table()) {
         const trace::Dim3 c = r.block().coord;
         char block[96];

@@ -9,9 +9,9 @@
 #include <cfloat>
 #include <cmath>
 #include <cstdio>
-#include <memory>
 #include <string>
 #include <vector>
+#include "visualizer/model/derived_cache.h"
 #include "visualizer/model/fragment_layout.h"
 #include "visualizer/panels/cell_text.h"
 #include "visualizer/panels/palette.h"
@@ -26,23 +26,13 @@ namespace {
 // One block's snapshots grouped by label (in order of first appearance), each
 // group's indices ordered by cycle. Computed once per block.
 struct Labels {
-    std::weak_ptr<const trace::Trace> trace;
-    const trace::Trace* raw = nullptr;
-    uint32_t launch = 0, block = 0;
     std::vector<std::string> names;
     std::vector<std::vector<size_t>> by_label;
 };
 
-const Labels& labels_for(const Document& d, const Replay& r) {
-    static Labels c;
-    if (c.raw == d.trace.get() && !c.trace.expired() && c.launch == r.launch_index() && c.block == r.block_index())
-        return c;
-    c = Labels{};
-    c.trace = d.trace;
-    c.raw = d.trace.get();
-    c.launch = r.launch_index();
-    c.block = r.block_index();
-    const auto& snaps = r.block().snapshots;
+Labels make_labels(const trace::Block& b) {
+    Labels c;
+    const auto& snaps = b.snapshots;
     for (size_t i = 0; i < snaps.size(); ++i) {
         auto it = std::find(c.names.begin(), c.names.end(), snaps[i].label);
         if (it == c.names.end()) {
@@ -55,6 +45,11 @@ const Labels& labels_for(const Document& d, const Replay& r) {
     for (auto& v : c.by_label)
         std::stable_sort(v.begin(), v.end(), [&](size_t a, size_t b) { return snaps[a].cycle < snaps[b].cycle; });
     return c;
+}
+
+const Labels& labels_for(const Document& d, const Replay& r) {
+    static DerivedCache<Labels, uint32_t, uint32_t> cache;
+    return cache.get(d.trace, r.launch_index(), r.block_index(), [&] { return make_labels(r.block()); });
 }
 
 bool warp_matches(const trace::Snapshot& s, int warp) { return warp < 0 || s.warp == warp; }

@@ -16,10 +16,12 @@
 #include <limits>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <tuple>
 #include <vector>
 #include <imgui.h>
+#include "visualizer/model/derived_cache.h"
 #include "visualizer/model/timeline_index.h"
 #include "visualizer/panels/palette.h"
 #include "visualizer/panels/text.h"
@@ -38,62 +40,57 @@ std::string cycles(uint64_t n) { return with_commas(n) + (n == 1 ? " cycle" : " 
 
 // ---- indexes, built once per (trace, launch, block) when first drawn ----
 
+// Per warp: positions (in TimelineIndex::events) of one source line's events.
+using LineEvents = std::vector<std::vector<uint32_t>>;
+
 struct BlockIndex {
+    explicit BlockIndex(TimelineIndex i) : index(std::move(i)) {}
     TimelineIndex index;
-    uint32_t marked_loc = 0;                     // the source line `marked` is for
-    std::vector<std::vector<uint32_t>> marked;   // per warp: positions of that line's events
+    DerivedCache<LineEvents, uint32_t> marked;  // for the main trace's selected line (Selection::loc)
 };
 
-struct TraceIndexes {
-    std::weak_ptr<const trace::Trace> owner;     // a closed document drops its indexes
-    std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<BlockIndex>> blocks;
-};
+using BlockIndexes = std::map<std::pair<uint32_t, uint32_t>, std::unique_ptr<BlockIndex>>;
 
-std::map<const trace::Trace*, TraceIndexes>& index_cache() {
-    static std::map<const trace::Trace*, TraceIndexes> cache;
-    return cache;
+// The blocks indexed so far of docs[doc] (0 or 1); a document that is closed
+// or replaced drops its indexes the next time this is asked.
+BlockIndexes& indexes_of(const ViewState& v, size_t doc) {
+    static DerivedCache<BlockIndexes> cache[2];
+    return cache[doc].get(doc < v.docs.size() ? v.docs[doc].trace : nullptr, [] { return BlockIndexes{}; });
 }
 
-void drop_stale_indexes() {
-    auto& cache = index_cache();
-    for (auto it = cache.begin(); it != cache.end();) {
-        const auto owner = it->second.owner.lock();
-        it = owner && owner.get() == it->first ? std::next(it) : cache.erase(it);
-    }
-}
-
-BlockIndex& block_index(const std::shared_ptr<const trace::Trace>& t, uint32_t l, uint32_t b) {
-    TraceIndexes& ti = index_cache()[t.get()];
-    ti.owner = t;
-    auto& slot = ti.blocks[{l, b}];
-    if (!slot) slot = std::make_unique<BlockIndex>(BlockIndex{TimelineIndex(*t, l, b), 0, {}});
+BlockIndex& block_index(const ViewState& v, size_t doc, uint32_t l, uint32_t b) {
+    auto& slot = indexes_of(v, doc)[{l, b}];
+    if (!slot) slot = std::make_unique<BlockIndex>(TimelineIndex(*v.docs[doc].trace, l, b));
     return *slot;
 }
 
-// The events of the selected source line, per warp (recomputed when it changes).
+// The events of the main trace's selected source line in a block of trace `t`.
 // A second trace has its own location table: its lines match by file and number.
-void mark_line(BlockIndex& bi, const trace::Trace& t, const trace::Trace& main, uint32_t loc) {
-    if (bi.marked_loc == loc && !bi.marked.empty()) return;
-    bi.marked_loc = loc;
-    bi.marked.assign(size_t(bi.index.warps()), {});
-    if (loc == 0 || loc >= main.locations.size()) return;
-    std::vector<bool> match(t.locations.size(), false);
-    if (&t == &main) match[loc] = true;
-    else {
-        const trace::Location& want = main.locations[loc];
-        const std::string& path = want.file < main.files.size() ? main.files[want.file].path : "";
-        for (size_t i = 1; i < t.locations.size(); ++i) {
-            const trace::Location& l = t.locations[i];
-            match[i] = l.line == want.line && l.file < t.files.size() && t.files[l.file].path == path;
+const LineEvents& marked_events(BlockIndex& bi, const trace::Trace& t, const ViewState& v) {
+    const trace::Trace& main = *v.trace();
+    const uint32_t loc = v.sel.loc;
+    return bi.marked.get(v.docs[0].trace, loc, [&] {
+        LineEvents marked(size_t(bi.index.warps()));
+        if (loc == 0 || loc >= main.locations.size()) return marked;
+        std::vector<bool> match(t.locations.size(), false);
+        if (&t == &main) match[loc] = true;
+        else {
+            const trace::Location& want = main.locations[loc];
+            const std::string& path = want.file < main.files.size() ? main.files[want.file].path : "";
+            for (size_t i = 1; i < t.locations.size(); ++i) {
+                const trace::Location& l = t.locations[i];
+                match[i] = l.line == want.line && l.file < t.files.size() && t.files[l.file].path == path;
+            }
         }
-    }
-    for (int w = 0; w < bi.index.warps(); ++w) {
-        const auto& ev = bi.index.events(w);
-        for (size_t i = 0; i < ev.size(); ++i) {
-            const uint32_t el = bi.index.block().events[ev[i]].loc;
-            if (el < match.size() && match[el]) bi.marked[size_t(w)].push_back(uint32_t(i));
+        for (int w = 0; w < bi.index.warps(); ++w) {
+            const auto& ev = bi.index.events(w);
+            for (size_t i = 0; i < ev.size(); ++i) {
+                const uint32_t el = bi.index.block().events[ev[i]].loc;
+                if (el < match.size() && match[el]) marked[size_t(w)].push_back(uint32_t(i));
+            }
         }
-    }
+        return marked;
+    });
 }
 
 bool any_marked(const std::vector<uint32_t>& m, size_t first, size_t last) {
@@ -377,7 +374,7 @@ struct RowContext {
     int warp;
     float y0, y1;
     long cursor_pos;  // events at or after it have not run (cursor block only), -1: none
-    bool mark;        // outline the selected line's events
+    const LineEvents* marked;  // the selected line's events, outlined; null: no line selected
 };
 
 // ---- a simulator trace's tk::region markers (Block::regions) ----
@@ -429,7 +426,7 @@ void draw_warp(ImDrawList* dl, const RowContext& r) {
     const TimelineIndex& ix = r.bi.index;
     if (r.warp >= ix.warps()) return;
     const auto& events = ix.events(r.warp);
-    const std::vector<uint32_t>* marked = r.mark && size_t(r.warp) < r.bi.marked.size() ? &r.bi.marked[size_t(r.warp)] : nullptr;
+    const std::vector<uint32_t>* marked = r.marked && size_t(r.warp) < r.marked->size() ? &(*r.marked)[size_t(r.warp)] : nullptr;
     const uint64_t t0 = uint64_t(std::max(0.0, r.ax.cycle(r.ax.x0))), t1 = uint64_t(std::max(0.0, r.ax.cycle(r.ax.x1))) + 1;
     // Screen x of a cycle, kept near the tracks (deep zoom puts far cycles past int range).
     auto X = [&](uint64_t c) { return r.ax.near_x(double(c)); };
@@ -630,7 +627,7 @@ void click(ViewState& v, const Row& row, bool on_label, bool double_click, doubl
         v.sel.warp = double_click ? -1 : row.warp;
         return;
     }
-    BlockIndex& bi = block_index(v.docs[0].trace, row.launch, row.block);
+    BlockIndex& bi = block_index(v, 0, row.launch, row.block);
     const long i = bi.index.event_at(row.warp, uint64_t(std::max(0.0, cycle)), uint64_t(slack));
     if (i < 0) return;
     if (!v.select_block(row.launch, row.block) || !v.replay) return;
@@ -674,7 +671,7 @@ void toolbar(ViewState& v, bool& legend, bool& interleave, double track_w) {
 } // namespace
 
 void draw_timeline(ViewState& v) {
-    drop_stale_indexes();
+    for (size_t d = 0; d < 2; ++d) indexes_of(v, d);  // let go of a closed document's indexes
     // No window background: the panels are tiled, so the frame's clear colour
     // shows instead, and the software renderer skips blending a million pixels.
     const ImGuiWindowFlags flags = ImGuiWindowFlags_NoScrollWithMouse | ImGuiWindowFlags_NoScrollbar | ImGuiWindowFlags_NoBackground;
@@ -697,7 +694,13 @@ void draw_timeline(ViewState& v) {
     }
     static bool legend = true, interleave = true;
     static Gesture g;
-    static std::tuple<const void*, uint32_t, uint32_t> followed{nullptr, 0, 0};
+    // Where the view last followed the cursor, per main document (a new one starts afresh).
+    struct Follow {
+        std::optional<std::pair<uint32_t, uint32_t>> block;                 // the block the rows last scrolled to
+        std::optional<std::tuple<uint32_t, uint32_t, uint64_t>> cursor;   // last frame's block and cycle
+    };
+    static DerivedCache<Follow> follows;
+    Follow& follow = follows.get(main->trace, [] { return Follow{}; });
 
     const ImGuiIO& io = ImGui::GetIO();
     const float full_w = ImGui::GetContentRegionAvail().x;
@@ -706,16 +709,15 @@ void draw_timeline(ViewState& v) {
     if (v.view_end <= v.view_begin) v.view_end = v.view_begin + 1;
     // When the cursor moves (playing, stepping) off the screen, bring it back;
     // a view the user panned away from a still cursor stays where it is.
-    static std::tuple<const void*, uint32_t, uint32_t, uint64_t> last_cursor{nullptr, 0, 0, 0};
     if (v.replay) {
-        const auto now = std::tuple<const void*, uint32_t, uint32_t, uint64_t>{main->trace.get(), v.launch, v.block, v.cursor_cycle()};
+        const auto now = std::tuple<uint32_t, uint32_t, uint64_t>{v.launch, v.block, v.cursor_cycle()};
         const double c = double(v.cursor_cycle()), w = v.view_end - v.view_begin;
-        const bool seen = std::get<0>(last_cursor) == main->trace.get();  // not on the first frame: a script's zoom stays
-        if (seen && now != last_cursor && (c < v.view_begin || c > v.view_end)) {
+        // Not on the document's first frame: a script's zoom stays.
+        if (follow.cursor && now != *follow.cursor && (c < v.view_begin || c > v.view_end)) {
             v.view_begin = c - w * 0.1;
             v.view_end = v.view_begin + w;
         }
-        last_cursor = now;
+        follow.cursor = now;
     }
     toolbar(v, legend, interleave, track_w);
     const trace::Trace* legend_trace = main->trace ? main->trace.get() : (v.other() ? v.other()->trace.get() : nullptr);
@@ -744,9 +746,8 @@ void draw_timeline(ViewState& v) {
     ImGui::Dummy(ImVec2(full_w - ImGui::GetStyle().ScrollbarSize, std::max(total, 1.0f)));
 
     // Scroll to the cursor's block when it changes (transport, other panels).
-    const auto now = std::tuple<const void*, uint32_t, uint32_t>{main->trace.get(), v.launch, v.block};
-    if (now != followed) {
-        followed = now;
+    if (follow.block != std::pair{v.launch, v.block}) {
+        follow.block = std::pair{v.launch, v.block};
         for (const Row& r : rows)
             if (r.doc == 0 && r.kind == Row::header && r.launch == v.launch && r.block == v.block &&
                 (r.y < scroll || r.y + kHeaderH * 2 > scroll + view_h))
@@ -875,10 +876,9 @@ void draw_timeline(ViewState& v) {
             continue;
         }
         const bool cursor_block = is_cursor_block(r);
-        BlockIndex& bi = block_index(doc.trace, r.launch, r.block);
-        const bool mark = v.sel.loc != 0 && v.trace();
-        if (mark) mark_line(bi, t, *v.trace(), v.sel.loc);
-        draw_warp(dl, {ax, colors[size_t(r.doc)], bi, r.warp, y0, y1, cursor_block ? long(v.replay->pos()) : -1, mark});
+        BlockIndex& bi = block_index(v, size_t(r.doc), r.launch, r.block);
+        const LineEvents* marked = v.sel.loc != 0 && v.trace() ? &marked_events(bi, t, v) : nullptr;
+        draw_warp(dl, {ax, colors[size_t(r.doc)], bi, r.warp, y0, y1, cursor_block ? long(v.replay->pos()) : -1, marked});
         if (hover_row == &r) {
             if (on_label) ImGui::SetTooltip("click: select warp %d of %s\ndouble click: all warps", r.warp, block_name(t, r.launch, blk).c_str());
             else {
