@@ -3,6 +3,7 @@
 // keeps every line within kWidth columns whatever the trace holds.
 #include "trace/report.h"
 #include "sim/banks.h"
+#include "sim/instructions.h"
 #include "trace/gpu_metrics.h"
 #include "trace/region_stats.h"
 
@@ -260,8 +261,10 @@ void write_wrapped_list(LineWriter& w, const std::vector<std::string>& items, co
 
 // ---------------------------------------------------------------- bank lanes
 
+// ldmatrix and stmatrix: phases of 8 rows of 16 bytes (the instruction table says which).
 bool is_matrix_op(const std::string& name) {
-    return name.rfind("ldmatrix", 0) == 0 || name.rfind("stmatrix", 0) == 0;
+    const sim::Instruction* i = sim::instruction_named(name);
+    return i && i->matrix_phases();
 }
 
 // A group of lanes the hardware serves together; only words within a phase can collide.

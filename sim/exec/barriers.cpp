@@ -1,0 +1,288 @@
+// Barriers: bar.sync / bar.arrive (named barriers with thread counts),
+// bar.warp.sync, and mbarriers (init, arrive, test_wait, wait, expect_tx):
+// phases, transaction counts, and the waits they release. Every arrival is a
+// release and every completed wait an acquire for the race finder.
+#include "sim/exec/executor.h"
+
+#include <algorithm>
+#include <bit>
+#include <utility>
+
+namespace tklab::sim {
+
+// A warp parked at a barrier or an mbarrier runs again at `release`.
+void resume_waiter(Block& b, Warp& w, uint64_t release, Stall why) {
+    if (w.wait_event >= 0) {
+        Event& e = b.hooks.trace().events[size_t(w.wait_event)];
+        e.done = release;
+        if (release > w.wait_since) {
+            e.stall = why;
+            e.stall_cycles += uint32_t(release - w.wait_since);
+        }
+    }
+    // The warp that completes a barrier may be the waiter itself (the event
+    // is still being built); finish_event() then sees it runnable.
+    w.wait_event = -1;
+    w.clock = std::max(w.clock, release);
+    w.state = WarpState::runnable;
+}
+
+namespace {
+
+// The mbarrier's current phase completes at cycle t (an arrival, or a bulk
+// copy landing): its waiters run again. `releaser`: the warp that arrived
+// last, or that issued the copy.
+void complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int releaser) {
+    m.phase += 1;
+    m.pending = m.expected;
+    m.completed = m.clock;  // what a wait on this phase acquires
+    std::fill(m.clock.begin(), m.clock.end(), 0u);
+    for (Warp& w : b.warps) {
+        if (w.state != WarpState::at_mbarrier || w.wait_addr != addr) continue;
+        if ((m.phase & 1) == w.wait_parity) continue;  // still waiting for a later phase
+        BarrierRecord r;
+        r.arrive = w.wait_since;
+        r.release = std::max(w.wait_since, t) + b.cost->mbarrier_latency;
+        r.warp = uint16_t(w.id);
+        r.last_warp = uint16_t(releaser);
+        r.mbarrier = true;
+        r.address = addr;
+        r.phase = m.phase - 1;
+        r.loc = b.out->locs(w.wait_file, w.wait_line);
+        b.hooks.barrier_wait(r);
+        b.hooks.acquire(w.hb, m.completed);
+        resume_waiter(b, w, r.release, Stall::mbarrier);
+    }
+}
+
+} // namespace
+
+// PTX ISA: a phase completes when its pending arrivals are 0 and its
+// transaction count is 0. Copies still in flight on the barrier then are
+// bytes no expect_tx counted: they would land in the next phase.
+void try_complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int releaser, const char* file, int line,
+                        const std::string& who) {
+    if (m.pending != 0 || m.tx != 0) return;
+    if (m.in_flight != 0)
+        fault_at(file, line, who,
+                 "mbarrier " + hex(addr) + " completed phase " + std::to_string(m.phase) + " with " + std::to_string(m.in_flight) +
+                     " bytes of bulk copies issued on it still in flight (last copy: " + line_of(m.copy_file, m.copy_line) +
+                     "): its expect_tx counted fewer bytes than the copies deliver",
+                 "expect every byte the phase's copies bring (tk::tma::expect<Tiles...> / expect_bytes with the tiles' total), "
+                 "before or together with the arrival");
+    complete_phase(b, addr, m, t, releaser);
+}
+
+void Executor::barriers(Op op) {
+    switch (op) {
+    case Op::bar_sync: case Op::bar_arrive: barrier(op); break;
+    case Op::syncwarp: w_.clock = t_ + cost_.issue_cycles; break;
+    case Op::mbar_init: case Op::mbar_arrive: case Op::mbar_test_wait: case Op::mbar_wait: mbarrier(op); break;
+    case Op::mbar_expect_tx: expect_tx(); break;
+    default: break;
+    }
+}
+
+void Executor::barrier(Op op) {
+    const int id = int(op0_->addr);
+    const int count = int(op0_->arg);
+    if (id < 0 || id > 15)
+        fault_kind(ErrorKind::sync_misuse, *t0_, "barrier id " + std::to_string(id) + " is out of range", "use barrier ids 0..15");
+    const int block_threads = int(b_.warps.size()) * 32;
+    const int expected = count == 0 ? block_threads : count;
+    if (count % 32 != 0 || expected > block_threads)
+        fault_kind(ErrorKind::sync_misuse, *t0_, "barrier " + std::to_string(id) + " thread count " + std::to_string(count) +
+                    " is not a multiple of 32 no greater than the block's " + std::to_string(block_threads) + " threads",
+              "pass a multiple of the warp size (32) up to the block size");
+    BarrierState& bar = b_.bars[id];
+    if (bar.expected != 0 && bar.expected != expected)
+        fault_kind(ErrorKind::sync_misuse, *t0_, "barrier " + std::to_string(id) + " used with thread count " + std::to_string(expected) +
+                    " while other warps wait on it with " + std::to_string(bar.expected),
+              "give every bar.sync/bar.arrive on one barrier id the same thread count");
+    if (b_.checks.sync && (bar.arrived_warps >> w_.id & 1))
+        fault_kind(ErrorKind::sync_misuse, *t0_,
+                   "warp " + std::to_string(w_.id) + " arrived at barrier " + std::to_string(id) + " a second time before it released (" +
+                       std::to_string(bar.arrived) + " of " + std::to_string(expected) + " threads arrived; the first arrival was at " +
+                       line_of(bar.first_file, bar.first_line) + ")",
+                   "give the barrier the thread count of the warps that really use it, and let each warp arrive once per use "
+                   "(a bar.arrive in a loop needs a matching bar.sync by the others each time)");
+    if (bar.arrived == 0) { bar.first_file = t0_->kfile; bar.first_line = t0_->kline; }
+    bar.arrived_warps |= 1u << w_.id;
+    b_.hooks.release(w_.hb, bar.clock);
+    bar.expected = expected;
+    bar.arrived += 32;
+    if (t_ >= bar.last_arrival) { bar.last_arrival = t_; bar.last_warp = w_.id; }
+    if (op == Op::bar_sync) {
+        w_.state = WarpState::at_barrier;
+        w_.wait_since = t_;
+        w_.wait_bar = id;
+        w_.wait_file = t0_->kfile;
+        w_.wait_line = t0_->kline;
+        bar.waiters.push_back(w_.id);
+    } else {
+        w_.clock = t_ + cost_.barrier_latency;
+    }
+    if (bar.arrived >= bar.expected) release_barrier(id);
+}
+
+void Executor::release_barrier(int id) {
+    BarrierState& bar = b_.bars[id];
+    const uint64_t release = bar.last_arrival + cost_.barrier_latency;
+    for (int wid : bar.waiters) {
+        Warp& w = b_.warps[wid];
+        b_.hooks.acquire(w.hb, bar.clock);
+        BarrierRecord r;
+        r.arrive = w.wait_since;
+        r.release = release;
+        r.warp = uint16_t(wid);
+        r.last_warp = uint16_t(bar.last_warp);
+        r.id = uint8_t(id);
+        r.loc = b_.out->locs(w.wait_file, w.wait_line);
+        b_.hooks.barrier_wait(r);
+        sim::resume_waiter(b_, w, release, Stall::barrier);
+    }
+    bar = BarrierState{};
+}
+
+MbarState& Executor::mbar_at(int l, uint32_t addr) {
+    check_shared(b_, lane(l), addr, 8, "mbarrier access");
+    auto it = b_.mbars.find(addr);
+    if (it == b_.mbars.end())
+        fault(lane(l), "mbarrier at shared address " + hex(addr) + " used before mbarrier_init",
+              "initialise the barrier (tk::init_semaphore) and sync the block before other threads use it");
+    return it->second;
+}
+
+// Completes the barrier's phase if its arrivals and bytes are all in.
+void Executor::try_complete_phase(int l, uint32_t addr, MbarState& m) {
+    sim::try_complete_phase(b_, addr, m, t_, w_.id, lane(l).kfile, lane(l).kline, where(lane(l)));
+}
+
+void Executor::mbarrier(Op op) {
+    switch (op) {
+    case Op::mbar_init:
+        for_lanes([&](int l) {
+            LaneOp& o = lane_op(l);
+            check_shared(b_, lane(l), o.addr, 8, "mbarrier init");
+            if (o.arg == 0) fault(lane(l), "mbarrier initialised with an arrival count of 0", "pass the number of threads that arrive per phase");
+            // The initialisation is a write: threads that use the barrier
+            // must be ordered after it (a block sync after init).
+            access(lane_accessor(l), o.addr, 8, true, lane(l));
+            MbarState m;
+            m.expected = m.pending = o.arg;
+            m.init_file = lane(l).kfile;
+            m.init_line = lane(l).kline;
+            b_.mbars[o.addr] = m;
+        });
+        break;
+    case Op::mbar_arrive: {
+        // One warp instruction's arrivals completing several phases at
+        // once: more lanes arrived than the barrier counts per phase.
+        // (Almost always one barrier per instruction: a short list, not a map.)
+        std::vector<std::pair<uint32_t, uint32_t>> phase_before;
+        if (b_.checks.sync)
+            for_lanes([&](int l) {
+                const uint32_t addr = lane_op(l).addr;
+                for (const auto& p : phase_before)
+                    if (p.first == addr) return;
+                phase_before.emplace_back(addr, mbar_at(l, addr).phase);
+            });
+        for_lanes([&](int l) {
+            const uint32_t addr = lane_op(l).addr;
+            MbarState& m = mbar_at(l, addr);
+            access(lane_accessor(l), addr, 8, false, lane(l));
+            if (m.pending == 0)
+                fault_kind(ErrorKind::sync_misuse, lane(l),
+                           "mbarrier " + hex(addr) + " (initialised at " + line_of(m.init_file, m.init_line) + " for " +
+                               std::to_string(m.expected) + " arrivals per phase) received more arrivals than its phase counts" +
+                               (m.tx > 0 ? " (its bytes are still expected)" : ""),
+                           "arrive once per thread counted at init (one elected lane, if the count is per warp), and expect "
+                           "the phase's bytes before its last arrival");
+            --m.pending;
+            m.arrivers |= 1u << w_.id;
+            b_.hooks.release(w_.hb, m.clock);
+            try_complete_phase(l, addr, m);
+        });
+        for (const auto& [addr, before] : phase_before) {
+            const MbarState& m = b_.mbars.at(addr);
+            if (m.phase - before > 1)
+                fault_kind(ErrorKind::sync_misuse, *t0_,
+                           std::to_string(std::popcount(mask_)) + " lanes arrived at once on mbarrier " + hex(addr) + " (initialised at " +
+                               line_of(m.init_file, m.init_line) + " for " + std::to_string(m.expected) + " arrival" +
+                               (m.expected == 1 ? "" : "s") + " per phase): one instruction completed " + std::to_string(m.phase - before) +
+                               " phases, so waits on those phases' parities no longer mean what they say",
+                           "let one elected lane arrive (if (tk::laneid() == 0) arrive(bar)) or initialise the barrier with the "
+                           "number of threads that arrive per phase");
+        }
+        break;
+    }
+    case Op::mbar_test_wait:
+        for_lanes([&](int l) {
+            LaneOp& o = lane_op(l);
+            MbarState& m = mbar_at(l, o.addr);
+            access(lane_accessor(l), o.addr, 8, false, lane(l));
+            o.data[0] = (m.phase & 1) != (o.arg & 1);
+            // A lane that sees the phase done acquires it (the race finder
+            // keeps one clock per warp, so the warp does).
+            if (o.data[0]) b_.hooks.acquire(w_.hb, m.completed);
+        });
+        break;
+    case Op::mbar_wait: {
+        MbarState& m = mbar_at(first_, op0_->addr);
+        for_lanes([&](int l) { access(lane_accessor(l), lane_op(l).addr, 8, false, lane(l)); });
+        if ((m.phase & 1) != (op0_->arg & 1)) b_.hooks.acquire(w_.hb, m.completed);  // the phase is done: acquire it
+        if ((m.phase & 1) == (op0_->arg & 1)) {
+            w_.state = WarpState::at_mbarrier;
+            w_.wait_since = t_;
+            w_.wait_addr = op0_->addr;
+            w_.wait_parity = op0_->arg & 1;
+            w_.wait_file = t0_->kfile;
+            w_.wait_line = t0_->kline;
+            return;
+        }
+        break;
+    }
+    default: break;
+    }
+    w_.clock = t_ + cost_.mbarrier_latency;
+}
+
+MbarState& Executor::mbar_for_tx(int l, uint32_t addr, const std::string& what) {
+    check_shared(b_, lane(l), addr, 8, "mbarrier access");
+    auto it = b_.mbars.find(addr);
+    if (it == b_.mbars.end())
+        fault(lane(l), what + " names shared address " + hex(addr) + ", which is not an initialised mbarrier",
+              "initialise the barrier (tk::init_semaphore) and sync the block before expecting bytes or issuing copies on it");
+    return it->second;
+}
+
+void Executor::check_tx(int l, uint32_t addr, const MbarState& m) {
+    if (m.tx > kMaxTx)
+        fault(lane(l), "mbarrier " + hex(addr) + "'s transaction count reached " + std::to_string(m.tx) +
+                           " bytes, beyond the hardware's limit of 2^20 - 1 (1048575)",
+              "expect less than 1 MiB per phase: split the copies over more barriers or phases");
+}
+
+void Executor::expect_tx() {
+    for_lanes([&](int l) {
+        LaneOp& o = lane_op(l);
+        MbarState& m = mbar_for_tx(l, o.addr, "mbarrier.expect_tx");
+        access(lane_accessor(l), o.addr, 8, false, lane(l));
+        m.tx += int64_t(o.arg);
+        m.arrivers |= 1u << w_.id;
+        check_tx(l, o.addr, m);
+        if (o.flag & 1) {  // arrive.expect_tx: the bytes first, then the arrival
+            if (m.pending == 0)
+                fault_kind(ErrorKind::sync_misuse, lane(l),
+                           "mbarrier " + hex(o.addr) + " (initialised at " + line_of(m.init_file, m.init_line) + " for " +
+                               std::to_string(m.expected) + " arrivals per phase) received more arrivals than its phase counts (its bytes are still expected)",
+                           "arrive once per thread counted at init");
+            --m.pending;
+            b_.hooks.release(w_.hb, m.clock);
+        }
+        try_complete_phase(l, o.addr, m);
+    });
+    w_.clock = t_ + cost_.mbarrier_latency;
+}
+
+} // namespace tklab::sim

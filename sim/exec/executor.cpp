@@ -1,0 +1,139 @@
+// The executor's shared part (executor.h): one warp instruction from its
+// event to its register record, handed to its family by its row in the
+// instruction table.
+#include "sim/exec/executor.h"
+
+#include "sim/instructions.h"
+
+#include <algorithm>
+#include <sstream>
+
+namespace tklab::sim {
+
+namespace {
+
+// Shared-memory traffic served in 16-byte rows, 8 rows (128 bytes) per
+// wavefront at best: a bulk copy's rows, or wgmma's core-matrix rows. Counted
+// with the bank model of a 16-byte-per-lane access (phases of 8 rows), 32
+// rows at a time. `worst` gets the 32 addresses of the most conflicted batch.
+BankAnalysis analyze_rows16(const std::vector<uint32_t>& rows, uint32_t (&worst)[32]) {
+    BankAnalysis total;
+    int words[32] = {};
+    int worst_excess = -1;
+    for (size_t i = 0; i < rows.size(); i += 32) {
+        const size_t n = std::min<size_t>(32, rows.size() - i);
+        uint32_t addr[32] = {};
+        std::copy(rows.begin() + long(i), rows.begin() + long(i + n), addr);
+        const uint32_t mask = n == 32 ? 0xffffffffu : (1u << n) - 1;
+        const BankAnalysis ba = analyze_access(mask, addr, 16);
+        total.wavefronts = uint16_t(std::min<int>(total.wavefronts + ba.wavefronts, 65535));
+        total.ideal = uint16_t(std::min<int>(total.ideal + ba.ideal, 65535));
+        total.max_way = std::max(total.max_way, ba.max_way);
+        for (int k = 0; k < 32; ++k) words[k] += ba.bank_words[k];
+        if (ba.conflicts() > worst_excess) {
+            worst_excess = ba.conflicts();
+            std::copy(addr, addr + 32, worst);
+        }
+    }
+    for (int k = 0; k < 32; ++k) total.bank_words[k] = uint8_t(std::min(words[k], 255));
+    return total;
+}
+
+} // namespace
+
+// The shared-memory swizzles (PTX ISA, "Tensor swizzling modes"): bits
+// [4:6] ^= [7:9] (128B), [4:5] ^= [7:8] (64B), [4] ^= [7] (32B), on the byte address.
+uint32_t swizzle_address(uint32_t a, uint32_t swizzle_bytes) {
+    const uint32_t mask = swizzle_bytes == 128 ? 7 : swizzle_bytes == 64 ? 3 : swizzle_bytes == 32 ? 1 : 0;
+    return a ^ (((a >> 7) & mask) << 4);
+}
+
+void Executor::run() {
+    const Op op = op0_->op;
+    const Instruction& ins = instruction(op);
+    begin_event(op);
+    seq_ = ++w_.seq;
+    site_ = make_site(trace().events[size_t(ev_)].loc, op);
+    if (ins.reads_loaded_registers) wait_until(w_.load_ready, w_.load_stall);
+    switch (ins.family) {
+    case Family::shared_memory: shared_memory(op); break;
+    case Family::math: math(op); break;
+    case Family::barriers: barriers(op); break;
+    case Family::global_memory: global_memory(op); break;
+    case Family::bulk_copy: bulk_copy(op); break;
+    case Family::wgmma: warpgroup(op); break;
+    }
+    // The warp's epoch ends if it released; lanes that executed a
+    // warp-synchronous instruction together are ordered from here on.
+    b_.hooks.instruction_done(w_.hb, w_.id, seq_, ins.warp_synchronous(), ins.meet == Meet::member_mask ? mask_ & op0_->mask : mask_);
+    finish_event();
+    w_.last_op = op;
+    w_.last_file = t0_->kfile;
+    w_.last_line = t0_->kline;
+    for (uint32_t m = mask_; m; m &= m - 1) w_.lanes[std::countr_zero(m)]->pending = nullptr;
+    record_registers();
+}
+
+// A read of global memory in `al`: every byte must have been written (by an upload or a kernel).
+void Executor::check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what) {
+    if (!b_.checks.uninit) return;
+    if (auto bad = al.first_unwritten(a, bytes)) {
+        std::ostringstream s;
+        s << "read of global memory nothing wrote: " << what << " of " << bytes << " bytes at " << hex(a) << " reads byte " << hex(*bad)
+          << " (byte " << (*bad - al.base) << " of '" << al.name << "'), which neither the host (an upload) nor a kernel has written";
+        std::ostringstream m;
+        m << line_of(t.kfile, t.kline) << ": error: " << s.str() << " (" << where(t) << ").\n  fix: "
+          << "upload the buffer before the launch (tk::device_buffer(n, values) or upload()) or write it in an earlier kernel; "
+             "fresh device memory is garbage, not zeros";
+        throw SimError(ErrorKind::uninitialized_read, m.str(), t.kfile, t.kline);
+    }
+}
+
+void Executor::begin_event(Op op) {
+    Event e;
+    e.warp = uint16_t(w_.id);
+    e.op = op;
+    e.mask = mask_;
+    e.loc = b_.out->locs(t0_->kfile, t0_->kline);
+    if (t0_->op_depth > 0) {
+        e.op_seq = t0_->op_seq;
+        e.op_name = uint16_t(b_.out->names(t0_->op_name, 0));
+    }
+    e.aux = op0_->width;
+    e.issue = e.done = t_;  // final values in finish_event(); these stay if the instruction faults
+    ev_ = b_.hooks.event(e);
+}
+
+void Executor::finish_event() {
+    Event& e = trace().events[size_t(ev_)];
+    e.issue = t_;
+    if (w_.state == WarpState::runnable) e.done = w_.clock;
+    else w_.wait_event = ev_;  // filled in at release
+}
+
+void Executor::record_smem(const BankAnalysis& ba, const uint32_t addr[32]) {
+    b_.hooks.smem(ev_, ba, addr, options().all_lane_addresses);
+}
+
+void Executor::record_rows16(const std::vector<uint32_t>& rows) {
+    if (rows.empty()) return;
+    uint32_t worst[32] = {};
+    const BankAnalysis ba = analyze_rows16(rows, worst);
+    trace().events[size_t(ev_)].aux = 16;  // the report's phases: 8 rows of 16 bytes each
+    record_smem(ba, worst);
+}
+
+// A record when the first lane's registers or its live declarations
+// changed: a tile can die and another of the same size take its place.
+void Executor::record_registers() {
+    const uint16_t regs = uint16_t(t0_->regs);
+    if (regs == w_.last_regs && t0_->live == w_.last_live) return;
+    w_.last_regs = regs;
+    w_.last_live = t0_->live;
+    RegRecord r{t_, uint16_t(w_.id), regs, {}};
+    r.live.reserve(t0_->live.size());
+    for (const Thread::Alloc& a : t0_->live) r.live.push_back({b_.out->decls(a.file, a.line), a.regs});
+    b_.hooks.registers(std::move(r));
+}
+
+} // namespace tklab::sim

@@ -1,0 +1,157 @@
+// The executor: performs one warp instruction for the lanes that met at it,
+// and records it. `run()` does what every instruction shares -- its event,
+// its wait for registers a load is still filling, the race finder's view of
+// lanes that met, the register record -- from the instruction's row
+// (sim/instructions.h), and hands the instruction itself to its family's
+// file in sim/exec/. A handler reads its lanes' operands, checks them
+// (memory.h, diagnostics.h), does what the hardware does to memory and
+// registers, says what it costs on the warp's clock and the SM's pipes, and
+// reaches the bug finders and the trace only through the block's Hooks.
+#pragma once
+#include <bit>
+#include <cstdint>
+#include <functional>
+#include <string>
+#include <vector>
+
+#include "sim/banks.h"
+#include "sim/diagnostics.h"
+#include "sim/memory.h"
+#include "sim/state.h"
+
+namespace tklab::sim {
+
+// PTX ISA: an mbarrier's tx-count lies within +-(2^20 - 1).
+constexpr int64_t kMaxTx = (int64_t(1) << 20) - 1;
+
+// A 16-bit float (bf16, or IEEE half when `half`) as a float.
+float bits16_to_float(uint16_t h, bool half);
+// The shared-memory swizzles (PTX ISA, "Tensor swizzling modes") of a byte address.
+uint32_t swizzle_address(uint32_t a, uint32_t swizzle_bytes);
+
+// mbarrier phases (barriers.cpp), also completed by bulk copies landing (bulk_copy.cpp).
+void resume_waiter(Block& b, Warp& w, uint64_t release, Stall why);
+void try_complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int releaser, const char* file, int line,
+                        const std::string& who);
+
+class Executor {
+public:
+    Executor(Block& b, Warp& w, uint32_t mask) : b_(b), w_(w), mask_(mask), cost_(*b.cost) {
+        first_ = std::countr_zero(mask);
+        t0_ = w.lanes[first_];
+        op0_ = t0_->pending;
+        t_ = w.clock;
+    }
+    void run();
+
+private:
+    Block& b_;
+    Warp& w_;
+    uint32_t mask_;            // the lanes executing it
+    const CostModel& cost_;
+    int first_ = 0;            // the first of them, its thread and its operands
+    Thread* t0_ = nullptr;
+    LaneOp* op0_ = nullptr;
+    uint64_t t_ = 0;           // the cycle the instruction can issue
+    int ev_ = 0;               // its event
+    uint32_t seq_ = 0;         // the warp's instruction number
+    uint32_t site_ = 0;        // the instruction, as findings name it
+
+    // ---- what every handler uses (executor.cpp, and inline here)
+    LaneOp& lane_op(int l) { return *w_.lanes[l]->pending; }
+    Thread& lane(int l) { return *w_.lanes[l]; }
+    template <class F> void for_lanes(F&& f) {
+        for (uint32_t m = mask_; m; m &= m - 1) f(std::countr_zero(m));
+    }
+    BlockTrace& trace() { return b_.hooks.trace(); }
+
+    // Who lane l is to the race finder: its warp, with what the warp knows.
+    bugs::Accessor lane_accessor(int l) const {
+        return {w_.id, l, w_.hb.empty() ? 0u : w_.hb[size_t(w_.id)], seq_, &w_.hb, site_};
+    }
+    // A shared-memory access by `who` at thread t's kernel line, shown to the finders.
+    void access(const bugs::Accessor& who, uint32_t addr, uint32_t bytes, bool write, const Thread& t) {
+        b_.hooks.access(who, addr, bytes, write, op0_->op, t.kfile, t.kline, t.ids.block);
+    }
+    // A read of global memory in `al`: every byte must have been written (by an upload or a kernel).
+    void check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what);
+
+    // Waits before issue; the event keeps the reason that cost the most.
+    void wait_until(uint64_t when, Stall why) {
+        if (when <= t_) return;
+        Event& e = trace().events[size_t(ev_)];
+        if (e.stall == Stall::none || when - t_ > e.stall_cycles) e.stall = why;
+        e.stall_cycles += uint32_t(when - t_);
+        t_ = when;
+    }
+    // Registers a load fills are ready at `ready`: the next instruction that reads them waits.
+    void note_load(uint64_t ready, Stall why) {
+        if (ready > w_.load_ready) { w_.load_ready = ready; w_.load_stall = why; }
+    }
+    // Shared-memory pipe: wavefronts queue behind other warps' wavefronts.
+    uint64_t use_smem_pipe(int wavefronts) {
+        wait_until(b_.smem_free, Stall::mio_throttle);
+        uint64_t end = t_ + uint64_t(wavefronts) * cost_.shared_cycles_per_wavefront;
+        b_.smem_free = end;
+        return end;
+    }
+
+    void begin_event(Op op);
+    void finish_event();
+    void record_smem(const BankAnalysis& ba, const uint32_t addr[32]);
+    // Shared-memory traffic in 16-byte rows (bulk copies, wgmma's core matrices).
+    void record_rows16(const std::vector<uint32_t>& rows);
+    void record_registers();
+
+    // ---- shared_memory.cpp
+    void shared_memory(Op op);
+    void shared_access(Op op);
+    void matrix_access(Op op);
+
+    // ---- math.cpp
+    void math(Op op);
+    void mma();
+    void shfl();
+
+    // ---- barriers.cpp
+    void barriers(Op op);
+    void barrier(Op op);
+    void release_barrier(int id);
+    MbarState& mbar_at(int l, uint32_t addr);
+    MbarState& mbar_for_tx(int l, uint32_t addr, const std::string& what);
+    void check_tx(int l, uint32_t addr, const MbarState& m);
+    void try_complete_phase(int l, uint32_t addr, MbarState& m);
+    void mbarrier(Op op);
+    void expect_tx();
+
+    // ---- global_memory.cpp
+    void global_memory(Op op);
+    void global_access(Op op);
+    void cp_async();
+    void cp_async_wait();
+
+    // ---- bulk_copy.cpp
+    void bulk_copy(Op op);
+    const TensorMap& tensor_map(int l);
+    const Allocation& check_tensor_memory(int l, uintptr_t a, uint64_t bytes, uint64_t row);
+    void check_copy_smem(int l, uint32_t addr, uint64_t bytes, uint32_t swizzle, const char* what);
+    uint64_t use_copy_engine(uint64_t bytes, uint64_t& engine_done);
+    void schedule(uint64_t when, std::function<void()> f);
+    void tma_load();
+    void tma_store();
+    void bulk_commit();
+    void bulk_wait();
+
+    // ---- wgmma.cpp
+    struct Descriptor { uint32_t start = 0, lbo = 0, sbo = 0, swizzle = 0; };  // PTX ISA, "Matrix Descriptor Format"
+    void warpgroup(Op op);
+    void check_full_warpgroup(const char* what);
+    Descriptor decode_descriptor(uint64_t d, const char* which);
+    uint32_t operand_address(const Descriptor& d, int mn, int k, bool mn_major, const char* which, uint64_t raw);
+    void wgmma();
+    void wgmma_commit();
+    void wgmma_wait();
+    void setmaxnreg();
+};
+
+} // namespace tklab::sim

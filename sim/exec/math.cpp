@@ -1,0 +1,109 @@
+// Math and shuffles: mma.sync m16n8k16 (bf16 or f16 in, f32 accumulate) on
+// each sub-partition's tensor pipe (math_pipe_throttle), and shfl.sync.
+#include "sim/exec/executor.h"
+
+#include <cstring>
+
+namespace tklab::sim {
+
+float bits16_to_float(uint16_t h, bool half) {
+    uint32_t u;
+    if (!half) {
+        u = uint32_t(h) << 16;
+    } else {
+        uint32_t sign = uint32_t(h & 0x8000) << 16, exp = (h >> 10) & 0x1f, man = h & 0x3ff;
+        if (exp == 0x1f) u = sign | 0x7f800000u | (man << 13);
+        else if (exp != 0) u = sign | ((exp + 112) << 23) | (man << 13);
+        else if (man == 0) u = sign;
+        else {  // subnormal: normalise
+            int e = -1;
+            do { man <<= 1; ++e; } while (!(man & 0x400));
+            u = sign | (uint32_t(112 - e) << 23) | ((man & 0x3ff) << 13);
+        }
+    }
+    float f;
+    std::memcpy(&f, &u, 4);
+    return f;
+}
+
+namespace {
+
+// D += A * B for one m16n8k16 tile. Products of 16-bit values are exact in
+// double; summing in double and rounding once stands in for the tensor core's
+// wide accumulator. The hottest loop of a GEMM simulation: on x86 the
+// compiler also builds an AVX2/FMA version, picked at run time.
+#if defined(__x86_64__) && defined(__GNUC__)
+__attribute__((target_clones("avx2", "default")))
+#endif
+void mma_16x8x16(double (&D)[16][8], const double (&A)[16][16], const double (&B)[16][8]) {
+    for (int m = 0; m < 16; ++m)
+        for (int k = 0; k < 16; ++k) {
+            const double av = A[m][k];
+            for (int n = 0; n < 8; ++n) D[m][n] += av * B[k][n];
+        }
+}
+
+} // namespace
+
+void Executor::math(Op op) {
+    switch (op) {
+    case Op::mma: mma(); break;
+    case Op::shfl: shfl(); break;
+    default: break;
+    }
+}
+
+void Executor::mma() {
+    const bool half = MmaType(op0_->flag) == MmaType::f16;
+    // Gather the warp's fragments (PTX ISA m16n8k16 layouts) into plain matrices.
+    double A[16][16], B[16][8], D[16][8];
+    for (int l = 0; l < 32; ++l) {
+        const LaneOp& o = lane_op(l);
+        const uint32_t* a = static_cast<const uint32_t*>(o.in[0]);
+        const uint32_t* bb = static_cast<const uint32_t*>(o.in[1]);
+        const float* c = static_cast<const float*>(o.in[2]);
+        const int gid = l / 4, tig = l % 4;
+        for (int r = 0; r < 4; ++r) {  // A register r: rows gid (+8 if r odd), cols 2*tig (+8 if r >= 2)
+            const int row = gid + 8 * (r & 1), col = 2 * tig + 8 * (r >> 1);
+            A[row][col] = bits16_to_float(uint16_t(a[r]), half);
+            A[row][col + 1] = bits16_to_float(uint16_t(a[r] >> 16), half);
+        }
+        for (int r = 0; r < 2; ++r) {  // B register r: rows (k) 2*tig (+8 if r), col (n) gid
+            B[2 * tig + 8 * r][gid] = bits16_to_float(uint16_t(bb[r]), half);
+            B[2 * tig + 8 * r + 1][gid] = bits16_to_float(uint16_t(bb[r] >> 16), half);
+        }
+        for (int i = 0; i < 4; ++i) D[gid + 8 * (i >> 1)][2 * tig + (i & 1)] = c[i];
+    }
+    mma_16x8x16(D, A, B);
+    for (int l = 0; l < 32; ++l) {
+        float* d = static_cast<float*>(lane_op(l).out);
+        const int gid = l / 4, tig = l % 4;
+        for (int i = 0; i < 4; ++i) d[i] = float(D[gid + 8 * (i >> 1)][2 * tig + (i & 1)]);
+    }
+    uint64_t& pipe = b_.tensor_free[w_.id % 4];
+    wait_until(pipe, Stall::math_pipe_throttle);
+    pipe = t_ + cost_.mma_pipe_cycles;
+    w_.clock = t_ + cost_.issue_cycles;
+}
+
+void Executor::shfl() {
+    uint32_t in[32];
+    for (int l = 0; l < 32; ++l) in[l] = (mask_ >> l & 1) ? lane_op(l).data[0] : 0;
+    for_lanes([&](int l) {
+        LaneOp& o = lane_op(l);
+        int src = l;
+        const int b = int(o.addr);
+        switch (ShflMode(o.width)) {
+        case ShflMode::idx: src = b & 31; break;
+        case ShflMode::up: src = l - b >= 0 ? l - b : l; break;
+        case ShflMode::down: src = l + b <= 31 ? l + b : l; break;
+        case ShflMode::bfly: src = l ^ (b & 31); break;
+        }
+        // Reading a lane outside the exchange is undefined on the GPU; keep our own value.
+        o.data[0] = (mask_ >> src & 1) ? in[src] : in[l];
+    });
+    note_load(t_ + cost_.shfl_latency, Stall::short_scoreboard);
+    w_.clock = t_ + cost_.issue_cycles;
+}
+
+} // namespace tklab::sim

@@ -1,0 +1,59 @@
+// Every fact about an instruction, one row per Op: its name, which family of
+// executors performs it (sim/exec/<family>.cpp), which lanes must meet for
+// it, whether it waits for registers a load is still filling, and where its
+// shared-memory analysis is totalled. The executor, the scheduler, the merger,
+// the trace recorder and the report all read this table; nothing else
+// decides these facts. sim/README.md, "Adding an instruction", walks through
+// adding a row.
+//
+// No dependencies beyond sim/api.h: the trace library (which knows nothing of
+// the engine) reads it too, by name.
+#pragma once
+#include <cstdint>
+#include <string_view>
+
+#include "sim/api.h"
+
+namespace tklab::sim {
+
+// The file of sim/exec/ that performs the instruction.
+enum class Family : uint8_t {
+    shared_memory,  // ld/st.shared, ldmatrix, stmatrix
+    math,           // mma.sync, shfl.sync
+    barriers,       // bar.*, bar.warp.sync, mbarrier.*
+    global_memory,  // ld/st.global, cp.async and its groups
+    bulk_copy,      // cp.async.bulk.tensor (TMA), its groups, fence.proxy.async
+    wgmma,          // wgmma.*, setmaxnreg
+};
+
+// Which of a warp's lanes must be parked at the instruction before it executes.
+enum class Meet : uint8_t {
+    arrived,      // the lanes that arrived together (divergent groups execute one at a time)
+    member_mask,  // shfl.sync, bar.warp.sync: the lanes of the instruction's member mask
+    whole_warp,   // .sync.aligned: every lane the warp has
+    running,      // bar.sync/bar.arrive: every lane that has not exited
+};
+
+// Where the merger totals the instruction's bank analysis (Nsight Compute's four kinds).
+enum class SmemTotal : uint8_t { none, ld_shared, st_shared, ldmatrix, stmatrix };
+
+struct Instruction {
+    Op op;
+    const char* name;             // the PTX mnemonic, as traces and reports name it
+    Family family;
+    Meet meet;
+    bool reads_loaded_registers;  // reads registers a recent load may still be filling (waits on its scoreboard)
+    SmemTotal smem_total;
+
+    // Warp-synchronous: the lanes that execute it together are ordered with
+    // each other afterwards (the race finder's view), and it waits for every lane it names.
+    bool warp_synchronous() const { return meet != Meet::arrived; }
+    // Its bank analysis is drawn in phases of 8 rows of 16 bytes (ldmatrix, stmatrix).
+    bool matrix_phases() const { return smem_total == SmemTotal::ldmatrix || smem_total == SmemTotal::stmatrix; }
+};
+
+const Instruction& instruction(Op op);
+// The row with this name (a trace's op table), or nullptr.
+const Instruction* instruction_named(std::string_view name);
+
+} // namespace tklab::sim

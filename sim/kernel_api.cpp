@@ -1,0 +1,169 @@
+// What kernels and the tile library call (sim/api.h, cuda_shim.h): a lane
+// parking at an instruction, its ids, shared-memory addresses, register
+// accounting, tile snapshots, tk::region markers and tile-op scopes. Each
+// runs on the calling thread's fiber.
+#include "sim/api.h"
+
+#include "sim/diagnostics.h"
+#include "sim/state.h"
+
+#include <algorithm>
+#include <limits>
+
+namespace tklab::sim {
+
+void issue(LaneOp& op) {
+    Thread* t = g_cur;
+    if (!t) throw SimError(ErrorKind::usage, std::string("instruction ") + op_name(op.op) + " called outside a simulated kernel (" +
+                                                 line_of(op.file, op.line) + "); launch the kernel with tk::launch");
+    t->pending = &op;
+    if (t->op_depth > 0) { t->kfile = t->op_file; t->kline = t->op_line; }
+    else { t->kfile = op.file; t->kline = op.line; }
+    t->sched = fiber_switch::yield(std::move(t->sched));
+}
+
+const ThreadIds& current_ids() {
+    if (!g_cur) throw SimError(ErrorKind::usage, "threadIdx/blockIdx/blockDim/gridDim read outside a simulated kernel");
+    return g_cur->ids;
+}
+
+bool in_kernel() { return g_cur != nullptr; }
+
+char* dynamic_smem() {
+    if (!g_cur) throw SimError(ErrorKind::usage, "dynamic shared memory requested outside a simulated kernel");
+    return g_cur->warp->block->smem;
+}
+
+uint32_t smem_addr(const void* p, const char* file, int line) {
+    Thread* t = g_cur;
+    if (!t) throw SimError(ErrorKind::usage, "shared address taken outside a simulated kernel");
+    const Block& b = *t->warp->block;
+    const char* c = static_cast<const char*>(p);
+    if (c < b.smem || c > b.smem + b.smem_bytes) {
+        t->kfile = t->op_depth > 0 ? t->op_file : file;
+        t->kline = t->op_depth > 0 ? t->op_line : line;
+        fault(*t, "a shared-memory instruction was given a pointer that is not into the block's shared memory",
+              "take shared tiles and vectors from tk::shared_allocator; global data goes through global-memory ops");
+    }
+    return uint32_t(c - b.smem);
+}
+
+void reg_alloc(int regs, const char* file, int line) {
+    Thread* t = g_cur;
+    if (!t) return;
+    t->regs += regs;
+    t->live.push_back({file, line, regs});
+    if (t->regs > t->peak_regs) {
+        t->peak_regs = t->regs; t->peak_file = file; t->peak_line = line;
+        t->peak_live = t->live;
+    }
+}
+void reg_free(int regs) {
+    Thread* t = g_cur;
+    if (!t) return;
+    t->regs -= regs;
+    // Automatic objects die in reverse order, so the newest allocation of this
+    // size is the one going (exact for tiles on the stack).
+    for (size_t i = t->live.size(); i-- > 0;)
+        if (t->live[i].regs == regs) { t->live.erase(t->live.begin() + long(i)); break; }
+}
+
+bool snapshots_wanted() {
+    const Thread* t = g_cur;
+    return t && t->warp->block->snapshots;
+}
+
+void snapshot(const SnapshotPart& part) {
+    Thread* t = g_cur;
+    if (!t || !t->warp->block->snapshots) return;
+    Block& b = *t->warp->block;
+    Warp& w = *t->warp;
+    BlockTrace& bt = b.hooks.trace();
+    auto& pending = b.pending_snapshots[size_t(w.id)];
+    const uint32_t nth = t->snapshots++;
+    // The warp's nth snapshot: the first lane to reach it creates it.
+    auto it = std::find_if(pending.begin(), pending.end(), [&](const Block::PendingSnapshot& p) { return p.nth == nth; });
+    if (it == pending.end()) {
+        SnapshotRecord r;
+        r.cycle = w.clock;
+        r.warp = uint16_t(w.id);
+        r.loc = b.out->locs(part.file, part.line);
+        r.label = part.label;
+        r.shared = part.shared;
+        r.rows = part.rows;
+        r.cols = part.cols;
+        r.values.assign(size_t(part.rows) * size_t(part.cols), std::numeric_limits<float>::quiet_NaN());
+        bt.snapshots.push_back(std::move(r));
+        pending.push_back({nth, bt.snapshots.size() - 1});
+        it = pending.end() - 1;
+    }
+    SnapshotRecord& r = bt.snapshots[it->index];
+    if (!r.shared || r.lanes_seen == 0) part.fill(part.tile, t->lane, r.values.data());
+    r.lanes_seen |= 1u << t->lane;
+    if ((r.lanes_seen & w.live) == w.live) pending.erase(it);  // every live lane has given its part
+}
+
+int64_t region_begin(const char* name, const char* file, int line) {
+    Thread* t = g_cur;
+    if (!t) return -1;
+    Block& b = *t->warp->block;
+    Warp& w = *t->warp;
+    BlockTrace& bt = b.hooks.trace();
+    const uint32_t pass = t->region_passes[{name, line}]++;
+    auto& pending = b.pending_regions[size_t(w.id)];
+    const Block::RegionKey key{name, line, pass};
+    auto it = pending.find(key);
+    if (it == pending.end()) {  // the warp's first lane here: the region begins now
+        RegionRecord r;
+        r.begin = r.end = w.clock;
+        r.warp = uint16_t(w.id);
+        r.name = uint16_t(b.out->region_names(name, 0));
+        r.loc = b.out->region_locs(file, line);
+        r.depth = uint8_t(std::min(t->region_depth, 255));
+        bt.regions.push_back(r);
+        it = pending.emplace(key, bt.regions.size() - 1).first;
+    }
+    const size_t index = it->second;
+    RegionRecord& r = bt.regions[index];
+    r.entered |= 1u << t->lane;
+    if ((r.entered & w.live) == w.live) pending.erase(it);  // every live lane is in
+    ++t->region_depth;
+    return int64_t(index);
+}
+
+void region_end(int64_t record, bool unwinding) {
+    Thread* t = g_cur;
+    if (!t || record < 0) return;
+    --t->region_depth;
+    if (unwinding) return;  // a fault or an exception: the region stays open
+    BlockTrace& bt = t->warp->block->hooks.trace();
+    if (size_t(record) >= bt.regions.size()) return;
+    RegionRecord& r = bt.regions[size_t(record)];
+    r.end = std::max(r.end, t->warp->clock);  // the warp's last lane to leave ends it
+    r.left |= 1u << t->lane;
+    r.closed = r.left == r.entered;
+}
+
+op_scope::op_scope(const char* name, const char* file, int line) {
+    Thread* t = g_cur;
+    if (!t) return;
+    if (t->op_depth++ == 0) { t->op_name = name; t->op_file = file; t->op_line = line; ++t->op_seq; }
+}
+op_scope::~op_scope() {
+    if (Thread* t = g_cur) --t->op_depth;
+}
+
+size_t dynamic_smem_bytes() {
+    if (!g_cur) throw SimError(ErrorKind::usage, "dynamic shared memory size asked outside a simulated kernel");
+    return g_cur->warp->block->smem_bytes;
+}
+
+void check_failed(const char* file, int line, const char* what, const char* fix) {
+    Thread* t = g_cur;
+    if (!t) throw SimError(ErrorKind::usage, line_of(file, line) + ": error: " + what + ".\n  fix: " + fix, file, line);
+    t->kfile = t->op_depth > 0 ? t->op_file : file;
+    t->kline = t->op_depth > 0 ? t->op_line : line;
+    fault(*t, what, fix);
+}
+
+} // namespace tklab::sim

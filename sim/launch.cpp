@@ -1,0 +1,273 @@
+// Launch: a grid's blocks run on host threads (each block on one, its
+// threads as fibers there), are handed on in block order to the merger and
+// the observer (the trace recorder), and the first failing block's error is
+// the launch's. Also the options, the cost models, and the SM count kernels ask for.
+#include "sim/simulator.h"
+
+#include "sim/merge.h"
+#include "sim/scheduler.h"
+#include "sim/state.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <thread>
+
+namespace tklab::sim {
+
+Options& options() {
+    static Options o;
+    return o;
+}
+
+namespace {
+
+const CostModel& cost_model(const std::string& name) {
+    static std::mutex mu;
+    static std::map<std::string, std::unique_ptr<CostModel>> cache;
+    std::lock_guard lk(mu);
+    auto& slot = cache[name];
+    if (!slot) slot = std::make_unique<CostModel>(CostModel::load(name));
+    return *slot;
+}
+
+struct AlignedBuffer {
+    char* p = nullptr;
+    size_t n = 0;
+    void ensure(size_t bytes) {
+        if (bytes <= n) return;
+        std::free(p);
+        n = (bytes + 1023) / 1024 * 1024;
+        p = static_cast<char*>(std::aligned_alloc(1024, n));
+    }
+    ~AlignedBuffer() { std::free(p); }
+};
+
+// Regions still open when the block stops (a fault, or a lane that never left)
+// end where their warp's clock stands, and stay marked open.
+void end_open_regions(Block& b) {
+    for (RegionRecord& r : b.out->trace.regions)
+        if (!r.closed) r.end = std::max(r.end, b.warps[r.warp].clock);
+}
+
+void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block_dim, size_t smem_bytes,
+               const std::function<void()>& body, const CostModel& cost, StackPool& stacks, AlignedBuffer& smem, bugs::SharedShadow& shadow,
+               BlockResult& out) {
+    Block b;
+    b.cost = &cost;
+    b.out = &out;
+    b.kernel = kernel;
+    b.smem_bytes = smem_bytes;
+    b.snapshots = options().snapshots && out.trace.timeline;
+    smem.ensure(std::max<size_t>(smem_bytes, 16));
+    b.smem = smem.p;
+    // Uninitialised shared memory holds garbage on the GPU; all-ones bytes read
+    // as NaN, so a kernel that reads before writing fails its check visibly.
+    std::memset(b.smem, 0xff, smem_bytes);
+    Dim3 bi{linear % grid.x, (linear / grid.x) % grid.y, linear / (grid.x * grid.y)};
+    out.trace.block = bi;
+    out.trace.index = linear;
+    const unsigned nthreads = block_dim.x * block_dim.y * block_dim.z;
+    const unsigned nwarps = (nthreads + 31) / 32;
+    b.threads.resize(nthreads);
+    b.warps.resize(nwarps);
+    for (unsigned w = 0; w < nwarps; ++w) { b.warps[w].id = int(w); b.warps[w].block = &b; }
+    // The bug finders' state: the host thread's shadow of shared memory
+    // (reused block after block); each warp starts in its first epoch. The
+    // finders and the block's records attach to the instructions through its hooks.
+    b.checks = options().checks;
+    bugs::SharedShadow* finders = nullptr;
+    if (b.checks.races || b.checks.uninit) {
+        shadow.begin_block(smem_bytes, int(nwarps), b.checks.races, b.checks.uninit);
+        finders = &shadow;
+        for (Warp& w : b.warps) {
+            w.hb.assign(size_t(shadow.agents().count()), 0u);
+            w.hb[size_t(w.id)] = 1;
+        }
+    }
+    b.hooks.attach(&b, &out.trace, finders);
+    b.pending_snapshots.resize(nwarps);
+    b.pending_regions.resize(nwarps);
+    for (unsigned i = 0; i < nthreads; ++i) {
+        Thread& t = b.threads[i];
+        t.ids.thread = dim3(i % block_dim.x, (i / block_dim.x) % block_dim.y, i / (block_dim.x * block_dim.y));
+        t.ids.block = dim3(bi.x, bi.y, bi.z);
+        t.ids.block_dim = dim3(block_dim.x, block_dim.y, block_dim.z);
+        t.ids.grid_dim = dim3(grid.x, grid.y, grid.z);
+        Warp& w = b.warps[i / 32];
+        t.warp = &w;
+        t.lane = int(i % 32);
+        w.lanes[t.lane] = &t;
+        w.exists |= 1u << t.lane;
+        w.live |= 1u << t.lane;
+    }
+    BlockRunner runner(b, stacks, body);
+    kernel_crash::guard_host_thread();  // a kernel's crash on this host thread becomes its SimError
+    try {
+        runner.run();
+    } catch (...) {
+        end_open_regions(b);  // before unwinding: the unwound lanes leave them open
+        runner.unwind();
+        throw;
+    }
+    end_open_regions(b);
+    out.trace.warp_peak_regs.resize(nwarps);
+    for (const Thread& t : b.threads) {
+        uint16_t& peak = out.trace.warp_peak_regs[t.warp->id];
+        peak = std::max<uint16_t>(peak, uint16_t(t.peak_regs));
+        if (t.peak_regs > out.trace.peak_regs) {
+            out.trace.peak_regs = t.peak_regs;
+            out.trace.peak_regs_loc = out.locs(t.peak_file, t.peak_line);
+            out.trace.peak_live.clear();
+            for (const Thread::Alloc& a : t.peak_live) out.trace.peak_live.push_back({out.locs(a.file, a.line), a.regs});
+        }
+    }
+    // Register reallocation: the block then holds what its warps asked for.
+    if (std::any_of(b.warps.begin(), b.warps.end(), [](const Warp& w) { return !w.maxnreg.empty(); })) {
+        for (const Warp& w : b.warps) {
+            const int own = w.maxnreg.empty() ? (cost.base_registers_per_thread + out.trace.warp_peak_regs[size_t(w.id)] + 7) / 8 * 8
+                                              : int(w.maxnreg.back().first);
+            out.trace.setmaxnreg_registers += 32 * own;
+        }
+    }
+}
+
+RunResult g_last;
+Observer* g_observer = nullptr;
+
+int host_threads() {
+    int n = options().host_threads;
+    if (n <= 0) {
+        const char* env = std::getenv("TKLAB_SIM_THREADS");
+        n = env ? std::atoi(env) : 1;
+    }
+    return std::max(1, n);
+}
+
+// Blocks resident on the whole GPU at once, by threads and shared memory
+// (registers are known only after the run): the default timeline set.
+uint64_t first_wave(const CostModel& cost, unsigned threads, size_t smem_bytes, uint64_t nblocks) {
+    int per_sm = std::min(cost.max_blocks_per_sm, cost.max_threads_per_sm / int(std::max(1u, threads)));
+    if (smem_bytes) per_sm = std::min<int>(per_sm, int(cost.shared_bytes_per_sm / smem_bytes));
+    return std::min<uint64_t>(nblocks, uint64_t(std::max(per_sm, 1)) * uint64_t(cost.sms));
+}
+} // namespace
+
+// The simulated GPU's SM count, from the (cached) cost model runs use.
+int multiprocessors() { return options().sms > 0 ? options().sms : cost_model(options().arch).sms; }
+
+void set_observer(Observer* o) { g_observer = o; }
+Observer* observer() { return g_observer; }
+
+const RunResult& last_run() { return g_last; }
+
+const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t smem_bytes, const std::function<void()>& body) {
+    if (g_cur) throw SimError(ErrorKind::usage, "kernel " + kernel + " launched from inside a simulated kernel; launch from host code");
+    const unsigned nthreads = block.x * block.y * block.z;
+    const uint64_t nblocks = uint64_t(grid.x) * grid.y * grid.z;
+    if (nthreads == 0 || nthreads > 1024 || nblocks == 0)
+        throw SimError(ErrorKind::usage, "kernel " + kernel + ": launch shape has " + std::to_string(nthreads) +
+                                             " threads per block and " + std::to_string(nblocks) +
+                                             " blocks; a block holds 1..1024 threads and the grid at least one block");
+    const CostModel& cost = cost_model(options().arch);
+    const size_t max_smem = 227 * 1024;
+    if (smem_bytes > max_smem)
+        throw SimError(ErrorKind::usage, "kernel " + kernel + " asks for " + std::to_string(smem_bytes) +
+                                             " bytes of dynamic shared memory; a block can have at most " + std::to_string(max_smem));
+
+    auto t_start = std::chrono::steady_clock::now();
+    g_last = RunResult{};
+    g_last.kernel = kernel;
+    g_last.grid = grid;
+    g_last.block = block;
+    g_last.smem_bytes = smem_bytes;
+    g_last.arch = cost.name;
+    g_last.first_wave_blocks = first_wave(cost, nthreads, smem_bytes, nblocks);
+    Observer* obs = g_observer;
+    if (obs) obs->launch_begin(g_last, cost);
+    const bool keep = options().keep_blocks;
+
+    Merger merger(g_last);
+    std::vector<BlockResult> results(nblocks);
+    std::atomic<uint64_t> next{0};
+    std::atomic<uint64_t> first_error{UINT64_MAX};
+    std::mutex emit_mu;
+    uint64_t next_emit = 0;  // guarded by emit_mu
+    std::exception_ptr observer_error;
+    // Hands finished blocks on in block order: merged into run-wide ids, given
+    // to the observer, then kept or freed. A failed block is the last handed on.
+    auto emit_ready = [&] {
+        std::lock_guard lk(emit_mu);
+        while (next_emit < nblocks && results[next_emit].finished.load()) {
+            BlockResult& br = results[next_emit++];
+            merger.add(br);
+            if (obs && !observer_error) {
+                try { obs->block_done(br.trace, g_last); } catch (...) { observer_error = std::current_exception(); }
+            }
+            if (keep) g_last.blocks.push_back(std::move(br.trace));
+            br.trace = BlockTrace{};
+            br.locs = Interner{};
+            br.names = Interner{};
+            br.decls = Interner{};
+            if (br.error) next_emit = nblocks;
+        }
+    };
+    auto worker = [&] {
+        StackPool stacks(options().stack_bytes);
+        AlignedBuffer smem;
+        bugs::SharedShadow shadow;  // the bug finders' view of shared memory, reused block after block
+        for (;;) {
+            uint64_t i = next.fetch_add(1);
+            // Blocks after a failed one are skipped; earlier ones still run, so the
+            // error reported is always the lowest-numbered failing block's.
+            if (i >= nblocks || i > first_error.load()) break;
+            results[i].trace.timeline = !obs || obs->wants_timeline(i);
+            try {
+                run_block(kernel, uint32_t(i), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, stacks, smem, shadow, results[i]);
+            } catch (...) {
+                results[i].error = std::current_exception();
+                uint64_t cur = first_error.load();
+                while (i < cur && !first_error.compare_exchange_weak(cur, i)) {}
+            }
+            results[i].finished.store(true);
+            emit_ready();
+        }
+    };
+    const int nt = int(std::min<uint64_t>(uint64_t(host_threads()), nblocks));
+    if (nt <= 1) worker();
+    else {
+        std::vector<std::thread> pool;
+        for (int i = 0; i < nt; ++i) pool.emplace_back(worker);
+        for (auto& th : pool) th.join();
+    }
+    emit_ready();
+
+    merger.finish(cost, nthreads, nblocks);
+    g_last.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
+    const uint64_t err = first_error.load();
+    std::exception_ptr error = err != UINT64_MAX ? results[err].error : nullptr;
+    if (obs && !observer_error) {
+        // The observer sees every failure as a SimError (other exceptions come from host code).
+        std::optional<SimError> sim_error;
+        if (error) {
+            try { std::rethrow_exception(error); }
+            catch (const SimError& e) { sim_error.emplace(e); }
+            catch (const std::exception& e) { sim_error.emplace(ErrorKind::kernel_exception, e.what()); }
+            catch (...) { sim_error.emplace(ErrorKind::kernel_exception, "unknown exception"); }
+        }
+        try { obs->launch_end(g_last, sim_error ? &*sim_error : nullptr); }
+        catch (...) { observer_error = std::current_exception(); }
+    }
+    if (error) std::rethrow_exception(error);
+    if (observer_error) std::rethrow_exception(observer_error);
+    return g_last;
+}
+
+
+} // namespace tklab::sim

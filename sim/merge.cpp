@@ -1,0 +1,109 @@
+// Folding blocks into the run's result (merge.h).
+#include "sim/merge.h"
+
+#include "sim/instructions.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <iterator>
+
+namespace tklab::sim {
+
+void Merger::add(BlockResult& br) {
+    const std::vector<uint32_t> loc_map = run_ids(br.locs);
+    const std::vector<uint32_t> decl_map = run_ids(br.decls);  // after: new ones go last
+    const std::vector<uint32_t> region_loc_map = run_ids(br.region_locs);  // and regions' after those
+    std::vector<uint32_t> name_map(br.names.list.size());
+    for (size_t i = 1; i < br.names.list.size(); ++i) {
+        auto [it, fresh] = name_ids_.try_emplace(br.names.list[i].first, uint16_t(r_.op_names.size()));
+        if (fresh) r_.op_names.push_back(br.names.list[i].first);
+        name_map[i] = it->second;
+    }
+    std::vector<uint32_t> region_name_map(br.region_names.list.size());
+    for (size_t i = 1; i < br.region_names.list.size(); ++i) {
+        auto [it, fresh] = name_ids_.try_emplace(br.region_names.list[i].first, uint16_t(r_.op_names.size()));
+        if (fresh) r_.op_names.push_back(br.region_names.list[i].first);
+        region_name_map[i] = it->second;
+    }
+    Stats& st = r_.stats;
+    BlockTrace& bt = br.trace;
+    for (Event& e : bt.events) {
+        e.loc = loc_map[e.loc];
+        e.op_name = uint16_t(name_map[e.op_name]);
+        st.warp_instructions++;
+        st.by_op[size_t(e.op)]++;
+        st.stall_cycles[size_t(e.stall)] += e.stall_cycles;
+    }
+    for (BarrierRecord& b : bt.barriers) {
+        b.loc = loc_map[b.loc];
+        st.barrier_wait_cycles += b.release - b.arrive;
+    }
+    for (SnapshotRecord& s : bt.snapshots) s.loc = loc_map[s.loc];
+    for (RegionRecord& g : bt.regions) {
+        g.loc = region_loc_map[g.loc];
+        g.name = uint16_t(region_name_map[g.name]);
+    }
+    for (LiveRegs& l : bt.peak_live) l.loc = loc_map[l.loc];
+    for (RegRecord& g : bt.regs)
+        for (LiveRegs& l : g.live) l.loc = decl_map[l.loc];
+    bt.peak_regs_loc = loc_map[bt.peak_regs_loc];
+    for (const SmemRecord& s : bt.smem) {
+        SmemTotals* tot = nullptr;
+        switch (instruction(bt.events[s.event].op).smem_total) {
+        case SmemTotal::ld_shared: tot = &st.ld_shared; break;
+        case SmemTotal::st_shared: tot = &st.st_shared; break;
+        case SmemTotal::ldmatrix: tot = &st.ldmatrix; break;
+        case SmemTotal::stmatrix: tot = &st.stmatrix; break;
+        case SmemTotal::none: continue;
+        }
+        tot->instructions++;
+        tot->wavefronts += s.banks.wavefronts;
+        tot->ideal += s.banks.ideal;
+        tot->max_way = std::max<int>(tot->max_way, s.banks.max_way);
+    }
+    st.setmaxnreg_registers = std::max(st.setmaxnreg_registers, bt.setmaxnreg_registers);
+    if (bt.peak_regs > st.peak_regs) {
+        st.peak_regs = bt.peak_regs;
+        st.peak_regs_loc = bt.peak_regs_loc;
+        st.peak_live = bt.peak_live;
+    }
+    st.max_block_cycles = std::max(st.max_block_cycles, bt.cycles);
+    st.sum_block_cycles += bt.cycles;
+    st.blocks_run++;
+}
+
+void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks) {
+    Stats& st = r_.stats;
+    const int regs = (cost.base_registers_per_thread + st.peak_regs + 7) / 8 * 8;
+    struct Limit { int blocks; const char* why; };
+    Limit limits[] = {
+        {cost.max_blocks_per_sm, "blocks"},
+        {cost.max_threads_per_sm / int(std::max(1u, threads_per_block)), "threads"},
+        // A block that reallocates registers (setmaxnreg) holds what its warps asked for.
+        {cost.registers_per_sm / std::max(1, st.setmaxnreg_registers ? st.setmaxnreg_registers : regs * int(threads_per_block)),
+         "registers"},
+        {r_.smem_bytes ? int(cost.shared_bytes_per_sm / r_.smem_bytes) : INT32_MAX, "shared memory"},
+    };
+    const Limit* low = std::min_element(std::begin(limits), std::end(limits),
+                                        [](const Limit& a, const Limit& b) { return a.blocks < b.blocks; });
+    st.blocks_per_sm = std::max(low->blocks, 0);
+    st.occupancy_limit = low->why;
+    if (st.blocks_per_sm > 0) {
+        const uint64_t slots = uint64_t(st.blocks_per_sm) * cost.sms;
+        const uint64_t waves = (nblocks + slots - 1) / slots;
+        st.est_kernel_cycles = waves * st.max_block_cycles;
+    }
+}
+
+std::vector<uint32_t> Merger::run_ids(const Interner& locs) {
+    std::vector<uint32_t> map(locs.list.size());
+    for (size_t i = 1; i < locs.list.size(); ++i) {
+        auto key = std::make_pair(std::string(locs.list[i].first), locs.list[i].second);
+        auto [it, fresh] = loc_ids_.try_emplace(key, uint32_t(r_.locations.size()));
+        if (fresh) r_.locations.push_back({key.first, key.second});
+        map[i] = it->second;
+    }
+    return map;
+}
+
+} // namespace tklab::sim

@@ -1,0 +1,36 @@
+// The merger: folds finished blocks, in block order, into the run's result --
+// run-wide location and name ids (deterministic whatever host thread ran
+// each block) and the run's statistics -- and, at the end, occupancy and the
+// kernel's estimated time.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "sim/state.h"
+
+namespace tklab::sim {
+
+class Merger {
+public:
+    explicit Merger(RunResult& r) : r_(r) {
+        r_.locations = {Location{}};
+        r_.op_names = {std::string{}};
+    }
+    // The next block in order; its ids become run-wide.
+    void add(BlockResult& br);
+    // Occupancy from threads, registers (rounded to the allocation unit of 8) and shared memory.
+    void finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks);
+
+private:
+    // Run-wide location ids for a block's table, adding the ones not seen yet.
+    std::vector<uint32_t> run_ids(const Interner& locs);
+
+    RunResult& r_;
+    std::map<std::pair<std::string, int>, uint32_t> loc_ids_;
+    std::map<std::string, uint16_t> name_ids_;
+};
+
+} // namespace tklab::sim

@@ -1,0 +1,40 @@
+// The scheduler of one block: runs its threads' fibers until each parks at
+// an instruction, meets the lanes of a warp at their call sites (the
+// rendezvous), executes warp instructions in order of the warps' simulated
+// clocks, fires asynchronous completions when they fall due, and stops with
+// a verdict (diagnostics.h) when no warp can run or one never finishes.
+#pragma once
+#include <cstdint>
+#include <functional>
+#include <utility>
+
+#include "sim/kernel_crash.h"
+#include "sim/stack_pool.h"
+#include "sim/state.h"
+
+namespace tklab::sim {
+
+class BlockRunner {
+public:
+    BlockRunner(Block& b, StackPool& stacks, const std::function<void()>& body) : b_(b), stacks_(stacks), body_(body) {}
+
+    // Runs the block to its end; sets its trace's cycles. Throws SimError.
+    void run();
+    // Unwinds any fiber still parked (after an error), with its thread current
+    // so destructors of register tiles account correctly.
+    void unwind();
+
+private:
+    Block& b_;
+    StackPool& stacks_;
+    const std::function<void()>& body_;
+    uint64_t executed_ = 0;
+
+    void resume(Thread& t);
+    [[noreturn]] void rethrow_from(Thread& t);
+    [[noreturn]] void crashed(Thread& t, const kernel_crash::Crash& c);
+    void step(Warp& w);
+    bool would_block(const LaneOp& op) const;
+};
+
+} // namespace tklab::sim

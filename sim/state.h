@@ -1,0 +1,206 @@
+// The simulated state of one block while it runs: its threads (one fiber
+// each), warps, barriers, mbarriers and shared memory, and where its records
+// go. Internal to the simulator: the executors (sim/exec/), the scheduler and
+// launch share it; kernels and the tile library never see it.
+#pragma once
+#include "sim/bug_finders/shared_shadow.h"
+#include "sim/cuda_shim.h"
+#include "sim/fiber_stack.h"
+#include "sim/hooks.h"
+#include "sim/simulator.h"
+
+#include <boost/context/fiber.hpp>
+
+#include <atomic>
+#include <cstdint>
+#include <exception>
+#include <functional>
+#include <map>
+#include <string>
+#include <tuple>
+#include <unordered_map>
+#include <utility>
+#include <vector>
+
+namespace tklab::sim {
+
+struct Warp;
+struct Block;
+
+struct Thread {
+    boost::context::fiber fib;    // this thread while it is parked
+    boost::context::fiber sched;  // the scheduler, while this thread runs
+    ThreadIds ids;
+    Warp* warp = nullptr;
+    int lane = 0;
+    LaneOp* pending = nullptr;  // the instruction it is parked at
+    const char* kfile = "";     // kernel line of that instruction
+    int kline = 0;
+    bool exited = false;
+    int op_depth = 0;
+    const char* op_file = "";
+    int op_line = 0;
+    const char* op_name = nullptr;
+    uint32_t op_seq = 0;
+    int regs = 0, peak_regs = 0;
+    const char* peak_file = "";
+    int peak_line = 0;
+    struct Alloc {
+        const char* file; int line; int regs;
+        bool operator==(const Alloc&) const = default;
+    };
+    std::vector<Alloc> live;       // register tiles and vectors alive now, oldest first
+    std::vector<Alloc> peak_live;  // and at the peak
+    uint32_t snapshots = 0;        // tk::snapshot calls so far (matches lanes' calls up)
+    int region_depth = 0;          // tk::regions this thread is inside
+    // How often this thread has begun each region marker (by its name and
+    // line): a lane's n-th pass through a marker is its warp's n-th.
+    std::map<std::pair<const char*, int>, uint32_t> region_passes;
+    // Bulk stores (cp.async.bulk): a group's shared source read, and its global writes, done by these cycles.
+    struct BulkGroup { uint64_t read = 0, done = 0; };
+    BulkGroup bulk_open;                 // stores since the last commit
+    std::vector<BulkGroup> bulk_groups;  // committed, oldest first
+    std::exception_ptr error;
+    FiberStack stack;            // its fiber's (sim/fiber_stack.h)
+    uint32_t parked_op_seq = 0;  // op_seq when it last parked: a later op_line is newer than kline
+};
+
+enum class WarpState { runnable, at_barrier, at_mbarrier, done };
+
+// cp.async copies: the source as read at issue, landed in shared memory by the
+// wait_group that retires their group.
+struct AsyncCopy { uint32_t smem; uint32_t bytes; uint8_t data[16]; uint8_t lane; uint32_t site; };
+struct AsyncGroup { uint64_t complete = 0; std::vector<AsyncCopy> copies; };
+
+struct Warp {
+    int id = 0;
+    Block* block = nullptr;
+    Thread* lanes[32] = {};
+    uint32_t exists = 0;  // lanes the block has
+    uint32_t live = 0;    // lanes that have not exited
+    uint64_t clock = 0;
+    uint64_t load_ready = 0;  // when outstanding loads have landed
+    Stall load_stall = Stall::none;
+    WarpState state = WarpState::runnable;
+    uint64_t wait_since = 0;
+    int wait_event = -1;
+    int wait_bar = 0;
+    uint32_t wait_addr = 0, wait_parity = 0;
+    const char* wait_file = "";
+    int wait_line = 0;
+    Op last_op = Op::count_;         // the last instruction it executed, for reports
+    const char* last_file = "";
+    int last_line = 0;
+    AsyncGroup open;                 // cp.async not yet committed
+    std::vector<AsyncGroup> groups;  // committed, oldest first
+    uint16_t last_regs = 0;
+    std::vector<Thread::Alloc> last_live;  // what the last register record listed
+    uint64_t wgmma_open = 0;               // completion of the wgmmas since the last commit
+    std::vector<uint64_t> wgmma_groups;    // committed wgmma groups' completions, oldest first
+    std::vector<std::pair<uint32_t, bool>> maxnreg;  // setmaxnreg counts (and .inc) in program order
+    // Bug finders: what this warp has acquired (its own entry: its epoch now),
+    // its instruction count, and the epochs of its bulk copies and wgmma groups.
+    bugs::VectorClock hb;
+    uint32_t seq = 0;
+    uint32_t copies = 0;                      // bulk copies issued (each its own epoch of the copy engine agent)
+    uint32_t wgmma_commits = 0;               // the open wgmma group is epoch wgmma_commits + 1; committed ones count up to it
+};
+
+struct BarrierState {
+    int expected = 0;  // threads; 0 = idle
+    int arrived = 0;
+    uint64_t last_arrival = 0;
+    int last_warp = 0;
+    std::vector<int> waiters;
+    uint32_t arrived_warps = 0;        // which warps arrived in this generation
+    const char* first_file = "";       // the first arrival's kernel line
+    int first_line = 0;
+    bugs::VectorClock clock;           // the arrivals' clocks, joined
+};
+
+struct MbarState {
+    uint32_t expected = 0;
+    uint32_t pending = 0;
+    uint32_t phase = 0;  // completed phases
+    // Transaction bytes the current phase still waits for: expect_tx adds,
+    // a bulk copy's completion subtracts (negative: bytes landed before they
+    // were expected). The phase completes when pending == 0 and tx == 0.
+    int64_t tx = 0;
+    uint64_t in_flight = 0;  // bytes of bulk copies issued on it that have not landed
+    const char* copy_file = "";  // kernel line of the last bulk copy issued on it
+    int copy_line = 0;
+    const char* init_file = "";  // where it was initialised
+    int init_line = 0;
+    uint32_t arrivers = 0;       // warps that have arrived on it (or expected bytes), ever: the wait-for picture
+    bugs::VectorClock clock;      // the current phase's arrivals and copies, joined
+    bugs::VectorClock completed;  // what the last completed phase released
+};
+
+// The thread whose fiber runs now on this host thread (null outside a kernel).
+extern thread_local Thread* g_cur;
+
+// Per-block interning of source locations and op names by pointer; turned into
+// run-wide ids in block order after the run, so ids never depend on threads.
+struct Interner {
+    std::unordered_map<uint64_t, uint32_t> map;
+    std::vector<std::pair<const char*, int>> list{{"", 0}};
+    uint32_t operator()(const char* f, int line) {
+        uint64_t key = (uint64_t(uintptr_t(f)) << 20) ^ uint64_t(uint32_t(line));
+        auto [it, fresh] = map.try_emplace(key, uint32_t(list.size()));
+        if (fresh) list.emplace_back(f, line);
+        else if (list[it->second].first != f || list[it->second].second != line) {
+            // Hash collision (different pointer/line, same key): fall back to a linear search.
+            for (uint32_t i = 1; i < list.size(); ++i)
+                if (list[i].first == f && list[i].second == line) return i;
+            list.emplace_back(f, line);
+            return uint32_t(list.size() - 1);
+        }
+        return it->second;
+    }
+};
+
+struct BlockResult {
+    BlockTrace trace;
+    Interner locs, names;  // names uses the line field as 0
+    // Declarations named by RegRecord::live: their own table, so that
+    // recording them never changes the ids the run's other locations get.
+    Interner decls;
+    // Regions' names and lines, also their own tables, interned after the
+    // others, so markers leave the ids of instructions and op names as they were.
+    Interner region_names, region_locs;
+    std::exception_ptr error;
+    std::atomic<bool> finished{false};  // ran to its end or failed; ready to hand on in order
+};
+
+struct Block {
+    const CostModel* cost = nullptr;
+    BlockResult* out = nullptr;
+    std::vector<Thread> threads;
+    std::vector<Warp> warps;
+    char* smem = nullptr;
+    size_t smem_bytes = 0;
+    uint64_t smem_free = 0;        // the shared-memory pipe's next free cycle
+    uint64_t tensor_free[4] = {};  // each sub-partition's tensor pipe
+    BarrierState bars[16];
+    std::unordered_map<uint32_t, MbarState> mbars;
+    uint64_t copy_engine_free = 0;  // the bulk copy engine's (TMA's) next free cycle
+    // Asynchronous completions (bulk tensor loads landing), ordered by
+    // simulated time, then by issue order: the scheduler fires each before
+    // running a warp whose clock has passed it.
+    std::map<std::pair<uint64_t, uint64_t>, std::function<void()>> async;
+    uint64_t async_seq = 0;
+    std::string kernel;
+    bool snapshots = false;  // gather tk::snapshot values
+    // Snapshots being gathered, per warp: lanes call in program order, so a
+    // lane's n-th call belongs to its warp's n-th snapshot.
+    struct PendingSnapshot { uint32_t nth; size_t index; };  // call number, BlockTrace::snapshots index
+    std::vector<std::vector<PendingSnapshot>> pending_snapshots;  // by warp
+    // Regions some live lanes of the warp have not entered yet: (name, line,
+    // pass) -> BlockTrace::regions index.
+    using RegionKey = std::tuple<const char*, int, uint32_t>;
+    std::vector<std::map<RegionKey, size_t>> pending_regions;  // by warp
+    Hooks hooks;  // the bug finders and the block's records: every instruction reaches them through it
+    Options::Checks checks;
+};
+
+} // namespace tklab::sim
