@@ -10,23 +10,23 @@
 namespace tklab::sim {
 
 enum class Op : uint8_t {
-    ld_shared, st_shared,          // width 1..16 bytes
-    ldmatrix, stmatrix,            // nmat 1/2/4, trans flag
-    mma,                           // m16n8k16, bf16 or f16 in, f32 accumulate
-    shfl,                          // mode idx/up/down/xor
+    ld_shared, st_shared,          // bytes 1..16
+    ldmatrix, stmatrix,            // matrices 1/2/4, transpose
+    mma,                           // m16n8k16, bf16 or f16 in (mma_type), f32 accumulate
+    shfl,                          // shfl_mode idx/up/down/xor, shfl_lane
     bar_sync, bar_arrive, syncwarp,
     cp_async, cp_async_commit, cp_async_wait,
     mbar_init, mbar_arrive, mbar_test_wait, mbar_wait,
     ld_global, st_global,
     // Hopper (sm_90)
-    mbar_expect_tx,                // arg: transaction bytes; flag 1: also arrive (arrive.expect_tx)
-    tma_load,                      // tensor map -> shared; addr: smem, gptr: TensorMap*, coord, arg: mbarrier
+    mbar_expect_tx,                // tx_bytes; arrive: also arrive (arrive.expect_tx)
+    tma_load,                      // tensor map -> shared; addr: smem, gptr: TensorMap*, coord, mbarrier
     tma_store,                     // shared -> tensor map; addr: smem, gptr: TensorMap*, coord
-    bulk_commit, bulk_wait,        // cp.async.bulk.commit_group / wait_group[.read] (arg: N, flag 1: .read)
+    bulk_commit, bulk_wait,        // cp.async.bulk.commit_group / wait_group[.read] (pending, read_done)
     fence_proxy_async,             // fence.proxy.async.shared::cta
-    wgmma,                         // see WgmmaFlags; arg: N, width: scale-d (0: D = A*B, 1: D += A*B)
-    wgmma_fence, wgmma_commit, wgmma_wait,  // wgmma_wait: arg = N groups left pending
-    setmaxnreg,                    // arg: registers per thread; flag 1: .inc, 0: .dec
+    wgmma,                         // wgmma_flags, n, accumulate
+    wgmma_fence, wgmma_commit, wgmma_wait,  // wgmma_wait: pending
+    setmaxnreg,                    // registers, increase
     count_
 };
 const char* op_name(Op op);
@@ -51,14 +51,32 @@ struct TensorMap {
     uint64_t strides[5] = {};     // bytes between consecutive indices of each dimension (strides[0] = elem_bytes)
 };
 
-// One lane's part of a warp instruction. Pointers refer to the lane's own
-// registers (its fiber stack), which stay valid while the lane is parked.
+// One lane's part of a warp instruction: a field per purpose, each saying
+// which instructions use it (the others leave it as it is). Pointers refer to
+// the lane's own registers (its fiber stack), which stay valid while the lane is parked.
 struct LaneOp {
     Op op;
-    uint8_t width = 0;     // bytes per lane (memory ops), matrices (ldmatrix), mode (shfl)
-    uint8_t flag = 0;      // ldmatrix .trans, mma type
-    uint32_t addr = 0;     // shared address, barrier id, shfl source/offset
-    uint32_t arg = 0;      // thread count, shfl clamp, wait-group N, mbarrier count/parity
+    uint8_t bytes = 0;            // bytes per lane: ld/st.shared, ld/st.global, cp.async
+    uint8_t matrices = 0;         // ldmatrix, stmatrix: 8x8 matrices (1, 2 or 4)
+    bool transpose = false;       // ldmatrix, stmatrix: .trans
+    ShflMode shfl_mode = ShflMode::idx;  // shfl
+    MmaType mma_type = MmaType::bf16;    // mma
+    uint8_t wgmma_flags = 0;      // wgmma: WgmmaFlags
+    bool accumulate = false;      // wgmma: D += A * B (scale-d 1), else D = A * B
+    bool arrive = false;          // mbarrier.expect_tx: arrive.expect_tx (the bytes, then an arrival)
+    bool read_done = false;       // cp.async.bulk.wait_group.read: wait until the sources are read, not the writes done
+    bool increase = false;        // setmaxnreg: .inc (else .dec)
+    uint32_t addr = 0;            // shared address: ld/st.shared, ldmatrix/stmatrix row, cp.async destination,
+                                  //   mbarrier.*, a bulk tensor copy's box
+    uint32_t barrier = 0;         // bar.sync, bar.arrive: barrier id (0..15)
+    uint32_t mbarrier = 0;        // cp.async.bulk.tensor load: shared address of the mbarrier it completes on
+    uint32_t count = 0;           // bar.sync, bar.arrive: threads (0: the whole block); mbarrier.init: arrivals per phase
+    uint32_t parity = 0;          // mbarrier.test_wait, mbarrier.wait: the parity of the phase waited for
+    uint32_t tx_bytes = 0;        // mbarrier.expect_tx: transaction bytes the phase expects
+    uint32_t pending = 0;         // cp.async, bulk and wgmma wait_group: groups that may stay pending
+    uint32_t shfl_lane = 0;       // shfl: source lane (idx), lane delta (up, down) or lane mask (bfly)
+    uint32_t n = 0;               // wgmma: N (columns of B and D)
+    uint32_t registers = 0;       // setmaxnreg: registers per thread
     uint32_t mask = 0xffffffffu;  // member mask (shfl, syncwarp)
     const void* gptr = nullptr;   // global address
     uint32_t data[4] = {};        // values in (stores, shfl) and out (loads)

@@ -1,5 +1,12 @@
-// What the simulator records, per block, for every warp instruction. This is
-// the in-process form of a trace: the trace writer (issue 3) serialises it.
+// What the simulator records, per block, for every warp instruction: the
+// in-process form of a trace. Events, barrier waits, register changes and the
+// shared-memory totals are the trace's own types (trace/records.h), so what the
+// simulator records is what the trace holds, field for field; the recorder
+// (trace_recorder.h) only maps ids to the trace's tables. What stays here is
+// what the simulator keeps beyond the file: each shared access's whole bank
+// analysis (the per-line summaries sum its bank histogram), the lanes that
+// entered and left a region, a snapshot's label as the kernel gave it, and
+// statistics indexed by Op and Stall.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -7,6 +14,7 @@
 #include "sim/api.h"
 #include "sim/banks.h"
 #include "sim/cuda_shim_types.h"
+#include "trace/records.h"
 
 namespace tklab::sim {
 
@@ -24,20 +32,14 @@ enum class Stall : uint8_t {
 };
 const char* stall_name(Stall s);
 
-struct Event {
-    uint64_t issue = 0;         // cycle the instruction issued
-    uint64_t done = 0;          // cycle the warp could issue its next instruction
-    uint32_t stall_cycles = 0;  // cycles waited before issue, for `stall`
-    uint32_t mask = 0;          // active lanes
-    uint32_t loc = 0;           // kernel source location (RunResult::locations)
-    uint32_t op_seq = 0;        // which tile-op call of this warp (0 = none)
-    uint16_t op_name = 0;       // RunResult::op_names
-    uint16_t warp = 0;
-    Op op = Op::count_;
-    Stall stall = Stall::none;
-    uint8_t aux = 0;            // width in bytes, matrices, barrier id
-    int32_t smem = -1;          // index into BlockTrace::smem for shared-memory instructions
-};
+// One warp instruction (trace::Event). Its `op` and `stall` are indices into
+// the trace's tables, which the simulator writes in Op's and Stall's order;
+// `loc` and `op_name` index RunResult::locations and op_names until the
+// recorder maps them; `smem` indexes BlockTrace::smem.
+using Event = trace::Event;
+// An event's op or stall index is the Op or Stall of that number.
+constexpr bool operator==(uint8_t index, Op op) { return index == uint8_t(op); }
+constexpr bool operator==(uint8_t index, Stall stall) { return index == uint8_t(stall); }
 
 struct SmemRecord {
     uint32_t event = 0;         // index into BlockTrace::events
@@ -45,25 +47,12 @@ struct SmemRecord {
     int32_t lanes = -1;         // index of 32 addresses in BlockTrace::lane_addrs, kept for conflicted instructions
 };
 
-struct BarrierRecord {
-    uint64_t arrive = 0, release = 0;
-    uint32_t loc = 0;
-    uint32_t address = 0;       // mbarrier shared address
-    uint16_t warp = 0, last_warp = 0;  // who waited, and who arrived last (released it)
-    uint8_t id = 0;             // bar.sync id
-    bool mbarrier = false;
-    uint32_t phase = 0;         // mbarrier phase waited on
-};
-
+// One warp waiting at a barrier or an mbarrier phase: arrive -> release.
+using BarrierRecord = trace::BarrierWait;
 // A declaration holding registers (a register tile or vector) and how many.
-struct LiveRegs { uint32_t loc = 0; int regs = 0; };
-
-struct RegRecord {
-    uint64_t cycle = 0;
-    uint16_t warp = 0;
-    uint16_t regs = 0;          // live registers per thread (tiles and vectors)
-    std::vector<LiveRegs> live; // the declarations holding them, oldest first
-};
+using LiveRegs = trace::LiveTile;
+// A warp's live tile registers changed (the declarations holding them, oldest first).
+using RegRecord = trace::RegChange;
 
 // Values of one tile at one moment (tk::snapshot), gathered from its lanes.
 struct SnapshotRecord {
@@ -115,11 +104,7 @@ struct BlockTrace {
 struct Location { std::string file; int line = 0; };
 
 // Shared-memory totals for one instruction kind, as Nsight Compute reports them.
-struct SmemTotals {
-    uint64_t instructions = 0, wavefronts = 0, ideal = 0;
-    uint64_t conflicts() const { return wavefronts - ideal; }
-    int max_way = 0;
-};
+using SmemTotals = trace::SmemTotals;
 
 struct Stats {
     uint64_t warp_instructions = 0;

@@ -37,6 +37,9 @@ enum class Meet : uint8_t {
 // Where the merger totals the instruction's bank analysis (Nsight Compute's four kinds).
 enum class SmemTotal : uint8_t { none, ld_shared, st_shared, ldmatrix, stmatrix };
 
+// Which operand a trace event's `aux` holds (trace/SCHEMA.md).
+enum class TraceAux : uint8_t { none, bytes, matrices, shfl_mode, accumulate };
+
 struct Instruction {
     Op op;
     const char* name;             // the PTX mnemonic, as traces and reports name it
@@ -44,6 +47,7 @@ struct Instruction {
     Meet meet;
     bool reads_loaded_registers;  // reads registers a recent load may still be filling (waits on its scoreboard)
     SmemTotal smem_total;
+    TraceAux aux;
 
     // Warp-synchronous: the lanes that execute it together are ordered with
     // each other afterwards (the race finder's view), and it waits for every lane it names.
@@ -53,6 +57,19 @@ struct Instruction {
 };
 
 const Instruction& instruction(Op op);
+
+// The event's `aux` for this lane's operands (0 when the row says none;
+// bulk copies and wgmma then set 16 for their 16-byte rows).
+inline uint8_t trace_aux(TraceAux what, const LaneOp& o) {
+    switch (what) {
+    case TraceAux::bytes: return o.bytes;
+    case TraceAux::matrices: return o.matrices;
+    case TraceAux::shfl_mode: return uint8_t(o.shfl_mode);
+    case TraceAux::accumulate: return uint8_t(o.accumulate);
+    case TraceAux::none: break;
+    }
+    return 0;
+}
 // The row with this name (a trace's op table), or nullptr.
 const Instruction* instruction_named(std::string_view name);
 

@@ -49,7 +49,7 @@ void Merger::add(BlockResult& br) {
     bt.peak_regs_loc = loc_map[bt.peak_regs_loc];
     for (const SmemRecord& s : bt.smem) {
         SmemTotals* tot = nullptr;
-        switch (instruction(bt.events[s.event].op).smem_total) {
+        switch (instruction(Op(bt.events[s.event].op)).smem_total) {
         case SmemTotal::ld_shared: tot = &st.ld_shared; break;
         case SmemTotal::st_shared: tot = &st.st_shared; break;
         case SmemTotal::ldmatrix: tot = &st.ldmatrix; break;

@@ -197,7 +197,7 @@ void BlockRunner::step(Warp& w) {
 // An mbarrier wait whose phase has not completed (it would park the warp).
 bool BlockRunner::would_block(const LaneOp& op) const {
     auto it = b_.mbars.find(op.addr);
-    return it != b_.mbars.end() && (it->second.phase & 1) == (op.arg & 1);
+    return it != b_.mbars.end() && (it->second.phase & 1) == (op.parity & 1);
 }
 
 } // namespace tklab::sim

@@ -227,7 +227,7 @@ void TraceRecorder::block_done(const BlockTrace& bt, const RunResult& r) {
     }
     for (const SmemRecord& s : bt.smem) {
         const Event& e = bt.events[s.event];
-        const auto key = std::make_pair(loc_map_[e.loc], uint8_t(e.op));
+        const auto key = std::make_pair(loc_map_[e.loc], e.op);
         trace::SmemSite& site = agg.sites[key];
         site.loc = key.first;
         site.op = key.second;
@@ -262,31 +262,17 @@ void TraceRecorder::block_done(const BlockTrace& bt, const RunResult& r) {
     if (bt.timeline) {
         b.events.reserve(bt.events.size());
         for (const Event& e : bt.events) {
-            trace::Event t;
-            t.issue = e.issue;
-            t.done = e.done;
-            t.stall_cycles = e.stall_cycles;
-            t.mask = e.mask;
+            trace::Event& t = b.events.emplace_back(e);  // the same record; only its ids become the trace's
             t.loc = loc_map_[e.loc];
-            t.op_seq = e.op_seq;
             t.op_name = name_map_[e.op_name];
-            t.warp = e.warp;
-            t.op = uint8_t(e.op);
-            t.stall = uint8_t(e.stall);
-            t.aux = e.aux;
-            t.smem = e.smem;
-            b.events.push_back(t);
         }
         b.smem.reserve(bt.smem.size());
         for (const SmemRecord& s : bt.smem)
             b.smem.push_back({s.event, s.banks.wavefronts, s.banks.ideal, s.banks.max_way, s.lanes});
         b.lane_addrs = bt.lane_addrs;
-        for (const BarrierRecord& w : bt.barriers)
-            b.barriers.push_back({w.arrive, w.release, loc_map_[w.loc], w.address, w.warp, w.last_warp, w.id, w.mbarrier, w.phase});
-        for (const RegRecord& g : bt.regs) {
-            trace::RegChange& c = b.regs.emplace_back(trace::RegChange{g.cycle, g.warp, g.regs, {}});
-            for (const LiveRegs& l : g.live) c.live.push_back({trace_loc(l.loc), l.regs});
-        }
+        for (const BarrierRecord& w : bt.barriers) b.barriers.emplace_back(w).loc = loc_map_[w.loc];
+        for (const RegRecord& g : bt.regs)
+            for (trace::LiveTile& l : b.regs.emplace_back(g).live) l.loc = trace_loc(l.loc);
         for (const SnapshotRecord& s : bt.snapshots)
             b.snapshots.push_back({s.cycle, s.warp, loc_map_[s.loc], s.label, s.shared ? "shared" : "register", s.rows, s.cols, s.values});
     }
@@ -310,11 +296,10 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.blocks = st.blocks_run;
     s.warp_instructions = st.warp_instructions;
     s.warp_cycles = agg.warp_cycles;
-    auto totals = [](const SmemTotals& t) { return trace::SmemTotals{t.instructions, t.wavefronts, t.ideal, t.max_way}; };
-    s.ld_shared = totals(st.ld_shared);
-    s.st_shared = totals(st.st_shared);
-    s.ldmatrix = totals(st.ldmatrix);
-    s.stmatrix = totals(st.stmatrix);
+    s.ld_shared = st.ld_shared;
+    s.st_shared = st.st_shared;
+    s.ldmatrix = st.ldmatrix;
+    s.stmatrix = st.stmatrix;
     s.by_op.assign(std::begin(st.by_op), std::end(st.by_op));
     s.stall_cycles.assign(std::begin(st.stall_cycles), std::end(st.stall_cycles));
     s.barrier_wait_cycles = st.barrier_wait_cycles;
@@ -325,7 +310,7 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.occupancy_limit = st.occupancy_limit;
     s.peak_regs = st.peak_regs;
     s.peak_regs_loc = trace_loc(st.peak_regs_loc);
-    for (const LiveRegs& l : st.peak_live) s.peak_live.push_back({trace_loc(l.loc), l.regs});
+    for (const LiveRegs& l : st.peak_live) s.peak_live.emplace_back(l).loc = trace_loc(l.loc);
     for (auto& [k, v] : agg.sites) s.smem_sites.push_back(std::move(v));
     for (auto& [k, v] : agg.bars) s.barrier_sites.push_back(std::move(v));
     for (auto& [k, v] : agg.lines) s.line_stalls.push_back(std::move(v));

@@ -16,7 +16,7 @@ void resume_waiter(Block& b, Warp& w, uint64_t release, Stall why) {
         Event& e = b.hooks.trace().events[size_t(w.wait_event)];
         e.done = release;
         if (release > w.wait_since) {
-            e.stall = why;
+            e.stall = uint8_t(why);
             e.stall_cycles += uint32_t(release - w.wait_since);
         }
     }
@@ -84,8 +84,8 @@ void Executor::barriers(Op op) {
 }
 
 void Executor::barrier(Op op) {
-    const int id = int(op0_->addr);
-    const int count = int(op0_->arg);
+    const int id = int(op0_->barrier);
+    const int count = int(op0_->count);
     if (id < 0 || id > 15)
         fault_kind(ErrorKind::sync_misuse, *t0_, "barrier id " + std::to_string(id) + " is out of range", "use barrier ids 0..15");
     const int block_threads = int(b_.warps.size()) * 32;
@@ -164,12 +164,12 @@ void Executor::mbarrier(Op op) {
         for_lanes([&](int l) {
             LaneOp& o = lane_op(l);
             check_shared(b_, lane(l), o.addr, 8, "mbarrier init");
-            if (o.arg == 0) fault(lane(l), "mbarrier initialised with an arrival count of 0", "pass the number of threads that arrive per phase");
+            if (o.count == 0) fault(lane(l), "mbarrier initialised with an arrival count of 0", "pass the number of threads that arrive per phase");
             // The initialisation is a write: threads that use the barrier
             // must be ordered after it (a block sync after init).
             access(lane_accessor(l), o.addr, 8, true, lane(l));
             MbarState m;
-            m.expected = m.pending = o.arg;
+            m.expected = m.pending = o.count;
             m.init_file = lane(l).kfile;
             m.init_line = lane(l).kline;
             b_.mbars[o.addr] = m;
@@ -221,7 +221,7 @@ void Executor::mbarrier(Op op) {
             LaneOp& o = lane_op(l);
             MbarState& m = mbar_at(l, o.addr);
             access(lane_accessor(l), o.addr, 8, false, lane(l));
-            o.data[0] = (m.phase & 1) != (o.arg & 1);
+            o.data[0] = (m.phase & 1) != (o.parity & 1);
             // A lane that sees the phase done acquires it (the race finder
             // keeps one clock per warp, so the warp does).
             if (o.data[0]) b_.hooks.acquire(w_.hb, m.completed);
@@ -230,12 +230,12 @@ void Executor::mbarrier(Op op) {
     case Op::mbar_wait: {
         MbarState& m = mbar_at(first_, op0_->addr);
         for_lanes([&](int l) { access(lane_accessor(l), lane_op(l).addr, 8, false, lane(l)); });
-        if ((m.phase & 1) != (op0_->arg & 1)) b_.hooks.acquire(w_.hb, m.completed);  // the phase is done: acquire it
-        if ((m.phase & 1) == (op0_->arg & 1)) {
+        if ((m.phase & 1) != (op0_->parity & 1)) b_.hooks.acquire(w_.hb, m.completed);  // the phase is done: acquire it
+        if ((m.phase & 1) == (op0_->parity & 1)) {
             w_.state = WarpState::at_mbarrier;
             w_.wait_since = t_;
             w_.wait_addr = op0_->addr;
-            w_.wait_parity = op0_->arg & 1;
+            w_.wait_parity = op0_->parity & 1;
             w_.wait_file = t0_->kfile;
             w_.wait_line = t0_->kline;
             return;
@@ -268,10 +268,10 @@ void Executor::expect_tx() {
         LaneOp& o = lane_op(l);
         MbarState& m = mbar_for_tx(l, o.addr, "mbarrier.expect_tx");
         access(lane_accessor(l), o.addr, 8, false, lane(l));
-        m.tx += int64_t(o.arg);
+        m.tx += int64_t(o.tx_bytes);
         m.arrivers |= 1u << w_.id;
         check_tx(l, o.addr, m);
-        if (o.flag & 1) {  // arrive.expect_tx: the bytes first, then the arrival
+        if (o.arrive) {  // arrive.expect_tx: the bytes first, then the arrival
             if (m.pending == 0)
                 fault_kind(ErrorKind::sync_misuse, lane(l),
                            "mbarrier " + hex(o.addr) + " (initialised at " + line_of(m.init_file, m.init_line) + " for " +

@@ -124,7 +124,7 @@ void Executor::tma_load() {
         const uint64_t bytes = box_bytes(m);
         const uint32_t row_bytes = m.box[0] * m.elem_bytes;
         check_copy_smem(l, o.addr, bytes, m.swizzle_bytes, "destination");
-        const uint32_t bar = o.arg;
+        const uint32_t bar = o.mbarrier;
         MbarState& mb = mbar_for_tx(l, bar, "cp.async.bulk.tensor (its completion mbarrier)");
         // The box as it is in global memory at issue; elements outside the tensor read as zero.
         std::vector<uint8_t> image(bytes, 0);
@@ -229,8 +229,8 @@ void Executor::bulk_commit() {
 // reading shared memory): all but the newest N are done. Groups whose
 // writes are done by then are pending for neither form and are dropped.
 void Executor::bulk_wait() {
-    const size_t keep = op0_->arg;
-    const bool read = op0_->flag & 1;
+    const size_t keep = op0_->pending;
+    const bool read = op0_->read_done;
     uint64_t until = t_;
     for_lanes([&](int l) {
         const auto& gs = lane(l).bulk_groups;

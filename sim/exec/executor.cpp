@@ -92,14 +92,14 @@ void Executor::check_global_written(const Thread& t, const Allocation& al, uintp
 void Executor::begin_event(Op op) {
     Event e;
     e.warp = uint16_t(w_.id);
-    e.op = op;
+    e.op = uint8_t(op);
     e.mask = mask_;
     e.loc = b_.out->locs(t0_->kfile, t0_->kline);
     if (t0_->op_depth > 0) {
         e.op_seq = t0_->op_seq;
         e.op_name = uint16_t(b_.out->names(t0_->op_name, 0));
     }
-    e.aux = op0_->width;
+    e.aux = trace_aux(instruction(op).aux, *op0_);
     e.issue = e.done = t_;  // final values in finish_event(); these stay if the instruction faults
     ev_ = b_.hooks.event(e);
 }

@@ -80,7 +80,7 @@ private:
     void wait_until(uint64_t when, Stall why) {
         if (when <= t_) return;
         Event& e = trace().events[size_t(ev_)];
-        if (e.stall == Stall::none || when - t_ > e.stall_cycles) e.stall = why;
+        if (e.stall == Stall::none || when - t_ > e.stall_cycles) e.stall = uint8_t(why);
         e.stall_cycles += uint32_t(when - t_);
         t_ = when;
     }

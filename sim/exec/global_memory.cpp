@@ -24,7 +24,7 @@ void Executor::global_memory(Op op) {
 
 void Executor::global_access(Op op) {
     const bool load = op == Op::ld_global;
-    const uint32_t bytes = op0_->width;
+    const uint32_t bytes = op0_->bytes;
     for_lanes([&](int l) {
         LaneOp& o = lane_op(l);
         const Allocation& al = check_global(lane(l), o.gptr, bytes, load ? "load" : "store");
@@ -38,7 +38,7 @@ void Executor::global_access(Op op) {
 }
 
 void Executor::cp_async() {
-    const uint32_t bytes = op0_->width;
+    const uint32_t bytes = op0_->bytes;
     uint64_t complete = t_ + cost_.cp_async_latency;
     for_lanes([&](int l) {
         LaneOp& o = lane_op(l);
@@ -54,7 +54,7 @@ void Executor::cp_async() {
 }
 
 void Executor::cp_async_wait() {
-    const size_t keep = op0_->arg;
+    const size_t keep = op0_->pending;
     while (w_.groups.size() > keep) {
         AsyncGroup& g = w_.groups.front();
         wait_until(g.complete, Stall::long_scoreboard);

@@ -54,7 +54,7 @@ void Executor::math(Op op) {
 }
 
 void Executor::mma() {
-    const bool half = MmaType(op0_->flag) == MmaType::f16;
+    const bool half = op0_->mma_type == MmaType::f16;
     // Gather the warp's fragments (PTX ISA m16n8k16 layouts) into plain matrices.
     double A[16][16], B[16][8], D[16][8];
     for (int l = 0; l < 32; ++l) {
@@ -92,8 +92,8 @@ void Executor::shfl() {
     for_lanes([&](int l) {
         LaneOp& o = lane_op(l);
         int src = l;
-        const int b = int(o.addr);
-        switch (ShflMode(o.width)) {
+        const int b = int(o.shfl_lane);
+        switch (o.shfl_mode) {
         case ShflMode::idx: src = b & 31; break;
         case ShflMode::up: src = l - b >= 0 ? l - b : l; break;
         case ShflMode::down: src = l + b <= 31 ? l + b : l; break;

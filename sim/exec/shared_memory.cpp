@@ -18,7 +18,7 @@ void Executor::shared_memory(Op op) {
 
 void Executor::shared_access(Op op) {
     const bool load = op == Op::ld_shared;
-    const uint32_t bytes = op0_->width;
+    const uint32_t bytes = op0_->bytes;
     uint32_t addr[32] = {};
     for_lanes([&](int l) {
         addr[l] = lane_op(l).addr;
@@ -38,8 +38,8 @@ void Executor::shared_access(Op op) {
 
 void Executor::matrix_access(Op op) {
     const bool load = op == Op::ldmatrix;
-    const int n = op0_->width;
-    const bool trans = op0_->flag != 0;
+    const int n = op0_->matrices;
+    const bool trans = op0_->transpose;
     uint32_t addr[32] = {};
     const uint32_t need = n == 4 ? 0xffffffffu : (n == 2 ? 0xffffu : 0xffu);
     for (int l = 0; l < 32; ++l) {

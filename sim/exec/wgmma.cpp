@@ -84,13 +84,13 @@ uint32_t Executor::operand_address(const Descriptor& d, int mn, int k, bool mn_m
 
 // This warp's part of a warpgroup's m64nNk16: rows 16(w%4)..+15 of D.
 void Executor::wgmma() {
-    const int N = int(op0_->arg);
+    const int N = int(op0_->n);
     if (N < 8 || N > 256 || N % 8 != 0)
         fault(*t0_, "wgmma with N = " + std::to_string(N) + "; bf16 wgmma.m64nNk16 has N = 8, 16, ..., 256 (a multiple of 8)",
               "use a supported N (tk::warpgroup::mma: 16, 32, 64, 128 or 256 columns)");
     check_full_warpgroup("wgmma.mma_async");
     const int q = w_.id % 4;
-    const uint8_t flags = op0_->flag;
+    const uint8_t flags = op0_->wgmma_flags;
     const bool a_regs = flags & wgmma_a_in_registers, ta = flags & wgmma_trans_a, tb = flags & wgmma_trans_b;
     std::vector<uint32_t> rows;  // core-matrix rows read from shared memory, 8 per matrix
     double A[16][16];
@@ -126,7 +126,7 @@ void Executor::wgmma() {
                                       : operand_address(db, 8 * ng + i, 8 * kg, false, "B", op0_->desc[1]));
     // D: lane l holds, per 8-column group j, d[4j..4j+1] = (row l/4, cols 8j + 2(l%4) + 0..1), d[4j+2..3] = row l/4 + 8.
     std::vector<double> D(size_t(16) * size_t(N), 0.0);
-    const bool accumulate = op0_->width != 0;
+    const bool accumulate = op0_->accumulate;
     if (accumulate)
         for (int l = 0; l < 32; ++l) {
             const float* d = static_cast<const float*>(lane_op(l).out);
@@ -172,7 +172,7 @@ void Executor::wgmma_commit() {
 }
 
 void Executor::wgmma_wait() {
-    const size_t keep = op0_->arg;
+    const size_t keep = op0_->pending;
     while (w_.wgmma_groups.size() > keep) {
         // Committed groups have epochs up to wgmma_commits, the oldest first.
         const uint32_t epoch = w_.wgmma_commits - uint32_t(w_.wgmma_groups.size()) + 1;
@@ -187,8 +187,8 @@ void Executor::wgmma_wait() {
 // setmaxnreg: 24..256 in steps of 8, .inc never lowers and .dec never
 // raises the limit, and the warps of a warpgroup ask the same counts in the same order.
 void Executor::setmaxnreg() {
-    const uint32_t n = op0_->arg;
-    const bool inc = op0_->flag & 1;
+    const uint32_t n = op0_->registers;
+    const bool inc = op0_->increase;
     const char* name = inc ? "setmaxnreg.inc" : "setmaxnreg.dec";
     if (n < 24 || n > 256 || n % 8 != 0)
         fault(*t0_, std::string(name) + " " + std::to_string(n) + ": the count must be 24..256 and a multiple of 8",

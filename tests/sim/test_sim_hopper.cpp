@@ -558,7 +558,7 @@ __global__ void wgmma_misuse_kernel(int what) {
                                  arch::make_wgmma_descriptor(base, 16, 1024, arch::wgmma_swizzle::b128), 0);
     } else {
         tklab::sim::LaneOp op{tklab::sim::Op::wgmma};
-        op.arg = what == 1 ? 12 : 64;
+        op.n = what == 1 ? 12 : 64;
         op.out = d;
         op.desc[0] = arch::make_wgmma_descriptor(base, 16, 1024, arch::wgmma_swizzle::b128);
         op.desc[1] = arch::make_wgmma_descriptor(what == 2 ? base + 60000 : base, 16, 1024, arch::wgmma_swizzle::b128);

@@ -14,7 +14,7 @@ TK_DEVICE void cp_async(uint32_t smem, const void* gmem, TK_LOC) {
     else asm volatile("cp.async.ca.shared.global [%0], [%1], %2;" ::"r"(smem), "l"(gmem), "n"(Bytes) : "memory");
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::cp_async};
-    op.width = Bytes; op.addr = smem; op.gptr = gmem; op.file = loc.file; op.line = loc.line;
+    op.bytes = Bytes; op.addr = smem; op.gptr = gmem; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }
@@ -36,7 +36,7 @@ TK_DEVICE void cp_async_wait(TK_LOC) {
     asm volatile("cp.async.wait_group %0;" ::"n"(N) : "memory");
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::cp_async_wait};
-    op.arg = N; op.file = loc.file; op.line = loc.line;
+    op.pending = N; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }

@@ -12,7 +12,7 @@ TK_DEVICE void bar_sync(int id, int threads, TK_LOC) {
     else asm volatile("bar.sync %0, %1;" ::"r"(id), "r"(threads) : "memory");
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::bar_sync};
-    op.addr = uint32_t(id); op.arg = uint32_t(threads); op.file = loc.file; op.line = loc.line;
+    op.barrier = uint32_t(id); op.count = uint32_t(threads); op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }
@@ -23,7 +23,7 @@ TK_DEVICE void bar_arrive(int id, int threads, TK_LOC) {
     asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::bar_arrive};
-    op.addr = uint32_t(id); op.arg = uint32_t(threads); op.file = loc.file; op.line = loc.line;
+    op.barrier = uint32_t(id); op.count = uint32_t(threads); op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }

@@ -24,7 +24,7 @@ TK_DEVICE void ld_global(uint32_t (&r)[Words], const void* p, TK_LOC) {
 #undef TK_LD_GLOBAL
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::ld_global};
-    op.width = Words * 4; op.gptr = p; op.file = loc.file; op.line = loc.line;
+    op.bytes = Words * 4; op.gptr = p; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
     for (int i = 0; i < Words; ++i) r[i] = op.data[i];
 #endif
@@ -43,7 +43,7 @@ TK_DEVICE void st_global(void* p, const uint32_t (&v)[Words], TK_LOC) {
 #undef TK_ST_GLOBAL
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::st_global};
-    op.width = Words * 4; op.gptr = p; op.file = loc.file; op.line = loc.line;
+    op.bytes = Words * 4; op.gptr = p; op.file = loc.file; op.line = loc.line;
     for (int i = 0; i < Words; ++i) op.data[i] = v[i];
     tklab::sim::issue(op);
 #endif
@@ -56,7 +56,7 @@ TK_DEVICE uint16_t ld_global_b16(const void* p, TK_LOC) {
     return r;
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::ld_global};
-    op.width = 2; op.gptr = p; op.file = loc.file; op.line = loc.line;
+    op.bytes = 2; op.gptr = p; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
     return uint16_t(op.data[0]);
 #endif
@@ -66,7 +66,7 @@ TK_DEVICE void st_global_b16(void* p, uint16_t v, TK_LOC) {
     asm volatile("st.global.b16 [%0], %1;" ::"l"(p), "h"(v) : "memory");
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::st_global};
-    op.width = 2; op.gptr = p; op.data[0] = v; op.file = loc.file; op.line = loc.line;
+    op.bytes = 2; op.gptr = p; op.data[0] = v; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }

@@ -22,7 +22,7 @@ TK_DEVICE void ldmatrix(uint32_t (&r)[N], uint32_t addr, TK_LOC) {
     }
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::ldmatrix};
-    op.width = N; op.flag = Trans; op.addr = addr; op.file = loc.file; op.line = loc.line;
+    op.matrices = N; op.transpose = Trans; op.addr = addr; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
     for (int i = 0; i < N; ++i) r[i] = op.data[i];
 #endif
@@ -49,7 +49,7 @@ TK_DEVICE void stmatrix(uint32_t addr, const uint32_t (&v)[N], TK_LOC) {
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::stmatrix};
-    op.width = N; op.flag = Trans; op.addr = addr; op.file = loc.file; op.line = loc.line;
+    op.matrices = N; op.transpose = Trans; op.addr = addr; op.file = loc.file; op.line = loc.line;
     for (int i = 0; i < N; ++i) op.data[i] = v[i];
     tklab::sim::issue(op);
 #endif

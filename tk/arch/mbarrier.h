@@ -13,7 +13,7 @@ TK_DEVICE void mbarrier_init(uint32_t bar, uint32_t count, TK_LOC) {
     asm volatile("mbarrier.init.shared.b64 [%0], %1;" ::"r"(bar), "r"(count) : "memory");
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::mbar_init};
-    op.addr = bar; op.arg = count; op.file = loc.file; op.line = loc.line;
+    op.addr = bar; op.count = count; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }
@@ -37,7 +37,7 @@ TK_DEVICE bool mbarrier_test_wait(uint32_t bar, uint32_t parity, TK_LOC) {
     return done != 0;
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::mbar_test_wait};
-    op.addr = bar; op.arg = parity; op.file = loc.file; op.line = loc.line;
+    op.addr = bar; op.parity = parity; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
     return op.data[0] != 0;
 #endif
@@ -57,7 +57,7 @@ TK_DEVICE void mbarrier_expect_tx(uint32_t bar, uint32_t bytes, TK_LOC) {
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::mbar_expect_tx};
-    op.addr = bar; op.arg = bytes; op.flag = Arrive ? 1 : 0; op.file = loc.file; op.line = loc.line;
+    op.addr = bar; op.tx_bytes = bytes; op.arrive = Arrive; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }
@@ -78,7 +78,7 @@ TK_DEVICE void mbarrier_wait(uint32_t bar, uint32_t parity, TK_LOC) {
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::mbar_wait};
-    op.addr = bar; op.arg = parity; op.file = loc.file; op.line = loc.line;
+    op.addr = bar; op.parity = parity; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }

@@ -19,7 +19,7 @@ TK_DEVICE void mma_m16n8k16(float (&d)[4], const uint32_t (&a)[4], const uint32_
                      : "r"(a[0]), "r"(a[1]), "r"(a[2]), "r"(a[3]), "r"(b[0]), "r"(b[1]), "f"(c[0]), "f"(c[1]), "f"(c[2]), "f"(c[3]));
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::mma};
-    op.flag = uint8_t(Half ? tklab::sim::MmaType::f16 : tklab::sim::MmaType::bf16);
+    op.mma_type = Half ? tklab::sim::MmaType::f16 : tklab::sim::MmaType::bf16;
     op.in[0] = a; op.in[1] = b; op.in[2] = c; op.out = d;
     op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);

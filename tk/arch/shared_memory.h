@@ -23,7 +23,7 @@ TK_DEVICE void ld_shared(uint32_t (&r)[Words], uint32_t addr, TK_LOC) {
     else asm volatile("ld.shared.v4.b32 {%0, %1, %2, %3}, [%4];" : "=r"(r[0]), "=r"(r[1]), "=r"(r[2]), "=r"(r[3]) : "r"(addr));
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::ld_shared};
-    op.width = Words * 4; op.addr = addr; op.file = loc.file; op.line = loc.line;
+    op.bytes = Words * 4; op.addr = addr; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
     for (int i = 0; i < Words; ++i) r[i] = op.data[i];
 #endif
@@ -38,7 +38,7 @@ TK_DEVICE void st_shared(uint32_t addr, const uint32_t (&v)[Words], TK_LOC) {
     else asm volatile("st.shared.v4.b32 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]) : "memory");
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::st_shared};
-    op.width = Words * 4; op.addr = addr; op.file = loc.file; op.line = loc.line;
+    op.bytes = Words * 4; op.addr = addr; op.file = loc.file; op.line = loc.line;
     for (int i = 0; i < Words; ++i) op.data[i] = v[i];
     tklab::sim::issue(op);
 #endif
@@ -52,7 +52,7 @@ TK_DEVICE uint16_t ld_shared_b16(uint32_t addr, TK_LOC) {
     return r;
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::ld_shared};
-    op.width = 2; op.addr = addr; op.file = loc.file; op.line = loc.line;
+    op.bytes = 2; op.addr = addr; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
     return uint16_t(op.data[0]);
 #endif
@@ -62,7 +62,7 @@ TK_DEVICE void st_shared_b16(uint32_t addr, uint16_t v, TK_LOC) {
     asm volatile("st.shared.b16 [%0], %1;" ::"r"(addr), "h"(v) : "memory");
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::st_shared};
-    op.width = 2; op.addr = addr; op.data[0] = v; op.file = loc.file; op.line = loc.line;
+    op.bytes = 2; op.addr = addr; op.data[0] = v; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }

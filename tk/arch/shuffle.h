@@ -9,7 +9,7 @@ namespace tk::arch {
 namespace detail {
 inline uint32_t shfl(tklab::sim::ShflMode mode, uint32_t mask, uint32_t v, uint32_t src, const src_loc& loc) {
     tklab::sim::LaneOp op{tklab::sim::Op::shfl};
-    op.width = uint8_t(mode); op.mask = mask; op.addr = src; op.data[0] = v;
+    op.shfl_mode = mode; op.mask = mask; op.shfl_lane = src; op.data[0] = v;
     op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
     return op.data[0];

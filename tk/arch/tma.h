@@ -24,7 +24,7 @@ TK_DEVICE void tma_load_4d(uint32_t smem, const void* tensor_map, int c0, int c1
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::tma_load};
-    op.addr = smem; op.gptr = tensor_map; op.arg = bar;
+    op.addr = smem; op.gptr = tensor_map; op.mbarrier = bar;
     op.coord[0] = c0; op.coord[1] = c1; op.coord[2] = c2; op.coord[3] = c3;
     op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
@@ -95,7 +95,7 @@ TK_DEVICE void bulk_wait_group(TK_LOC) {
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::bulk_wait};
-    op.arg = N; op.flag = ReadOnly ? 1 : 0; op.file = loc.file; op.line = loc.line;
+    op.pending = N; op.read_done = ReadOnly; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }

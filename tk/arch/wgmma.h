@@ -55,8 +55,8 @@ TK_DEVICE void wgmma_ss(float* d, uint64_t desc_a, uint64_t desc_b, int scale_d,
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::wgmma};
-    op.flag = uint8_t((TransA ? tklab::sim::wgmma_trans_a : 0) | (TransB ? tklab::sim::wgmma_trans_b : 0));
-    op.arg = N; op.width = uint8_t(scale_d != 0);
+    op.wgmma_flags = uint8_t((TransA ? tklab::sim::wgmma_trans_a : 0) | (TransB ? tklab::sim::wgmma_trans_b : 0));
+    op.n = N; op.accumulate = scale_d != 0;
     op.desc[0] = desc_a; op.desc[1] = desc_b; op.out = d;
     op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
@@ -81,8 +81,8 @@ TK_DEVICE void wgmma_rs(float* d, const uint32_t (&a)[4], uint64_t desc_b, int s
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::wgmma};
-    op.flag = uint8_t(tklab::sim::wgmma_a_in_registers | (TransB ? tklab::sim::wgmma_trans_b : 0));
-    op.arg = N; op.width = uint8_t(scale_d != 0);
+    op.wgmma_flags = uint8_t(tklab::sim::wgmma_a_in_registers | (TransB ? tklab::sim::wgmma_trans_b : 0));
+    op.n = N; op.accumulate = scale_d != 0;
     op.in[0] = a; op.desc[1] = desc_b; op.out = d;
     op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
@@ -124,7 +124,7 @@ TK_DEVICE void wgmma_wait_group(TK_LOC) {
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::wgmma_wait};
-    op.arg = N; op.file = loc.file; op.line = loc.line;
+    op.pending = N; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif
 }
@@ -142,7 +142,7 @@ TK_DEVICE void setmaxnreg(TK_LOC) {
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::setmaxnreg};
-    op.arg = Registers; op.flag = Increase ? 1 : 0;
+    op.registers = Registers; op.increase = Increase;
     op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
 #endif

@@ -1,0 +1,75 @@
+// The records a trace and the simulator share: one warp instruction, its
+// bank analysis, a barrier wait, a change of live tile registers, and
+// shared-memory totals. The simulator records these very types (sim/events.h)
+// and the trace stores them (trace.h, SCHEMA.md), so one field is added in one
+// place. No dependencies: kernels built for the simulator include it too.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+namespace tklab::trace {
+
+// One warp instruction. Indices refer to the tables of the Trace.
+struct Event {
+    uint64_t issue = 0;         // cycle it issued
+    uint64_t done = 0;          // cycle the warp could issue its next instruction
+    uint32_t stall_cycles = 0;  // cycles waited before issue, for `stall`
+    uint32_t mask = 0;          // active lanes
+    uint32_t loc = 0;           // Trace::locations: the kernel line
+    uint32_t op_seq = 0;        // which tile-op call of this warp (0 = outside any tile op)
+    uint16_t op_name = 0;       // Trace::op_names (0 = none)
+    uint16_t warp = 0;
+    uint8_t op = 0;             // Trace::ops
+    uint8_t stall = 0;          // Trace::stalls (0 = none)
+    uint8_t aux = 0;            // bytes per lane (memory), matrices (ldmatrix), mode (shfl), 16 (16-byte rows: bulk copies, wgmma); simulator: sim/instructions.h TraceAux
+    int32_t smem = -1;          // Block::smem index for shared-memory instructions
+    bool operator==(const Event&) const = default;
+};
+
+// Bank analysis of one shared-memory instruction (Nsight Compute's counting).
+struct SmemAccess {
+    uint32_t event = 0;         // Block::events index
+    uint16_t wavefronts = 0, ideal = 0;
+    uint8_t max_way = 0;        // 1 = conflict-free
+    int32_t lanes = -1;         // Block::lane_addrs offset of 32 byte addresses, -1 when not kept
+    int conflicts() const { return int(wavefronts) - int(ideal); }
+    bool operator==(const SmemAccess&) const = default;
+};
+
+// One warp waiting at a barrier: arrive -> release.
+struct BarrierWait {
+    uint64_t arrive = 0, release = 0;
+    uint32_t loc = 0;
+    uint32_t address = 0;       // mbarrier's shared address
+    uint16_t warp = 0;
+    uint16_t last_warp = 0;     // the warp whose arrival released it
+    uint8_t id = 0;             // bar.sync id
+    bool mbarrier = false;
+    uint32_t phase = 0;         // mbarrier phase waited on
+    bool operator==(const BarrierWait&) const = default;
+};
+
+struct LiveTile {  // a declaration holding registers
+    uint32_t loc = 0;
+    int regs = 0;
+    bool operator==(const LiveTile&) const = default;
+};
+
+struct RegChange {
+    uint64_t cycle = 0;
+    uint16_t warp = 0;
+    uint16_t regs = 0;          // live registers per thread held by tiles and vectors
+    // The declarations holding them after the change, oldest first. Files
+    // written before this was kept have none (regs > 0 with nothing live).
+    std::vector<LiveTile> live;
+    bool operator==(const RegChange&) const = default;
+};
+
+struct SmemTotals {
+    uint64_t instructions = 0, wavefronts = 0, ideal = 0;
+    int max_way = 0;
+    uint64_t conflicts() const { return wavefronts - ideal; }
+    bool operator==(const SmemTotals&) const = default;
+};
+
+} // namespace tklab::trace
