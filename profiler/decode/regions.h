@@ -18,7 +18,7 @@
 #include <stdexcept>
 #include <string>
 #include <vector>
-#include "profiler/decode/region_buffer.h"
+#include "tk/common/region_buffer.h"
 #include "trace/trace.h"
 
 namespace tklab::profiler {

@@ -17,7 +17,7 @@
 #include <functional>
 #include <string>
 #include <vector>
-#include "profiler/decode/region_buffer.h"
+#include "tk/common/region_buffer.h"
 #include "profiler/decode/regions.h"
 
 namespace tklab::profiler {

@@ -6,10 +6,18 @@
 #include <string>
 #include <utility>
 #include "tk/common/base.h"
+#include "tk/common/region_buffer.h"
 #include "tk/host/device_buffer.h"
 #include "tk/ops/warp/debug/region.h"
 
 namespace tk {
+
+namespace profile {
+// The buffer launches record regions into (host side); nullptr: none. The
+// profiler sets it (profiler/gpu/regions_session.h); tk::launch reads it.
+using region_target = tklab::regions::Target;
+inline region_target*& current_regions() { return tklab::regions::current_target(); }
+} // namespace profile
 
 // SMs of the GPU kernels run on (the simulated one's in the simulator): the
 // size of a persistent grid.
@@ -33,6 +41,26 @@ inline int multiprocessors() {
 namespace {
 
 #if defined(TK_GPU)
+// Before a launch, point this translation unit's tk::region view
+// (detail::region_view, tk/ops/warp/debug/region.h) at the current target's
+// buffer. Returns whether it did (then the caller clears it after the kernel,
+// so no stale pointer outlives the buffer).
+inline bool regions_before_launch(const char* kernel, dim3 grid, dim3 block) {
+    tklab::regions::Target* target = tklab::regions::current_target();
+    if (!target) return false;  // the common case: no copy, nothing to pay
+    const uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
+    const tklab::regions::DeviceView v = target->prepare(kernel, g, b);
+    if (!v.records) return false;
+    const cudaError_t e = cudaMemcpyToSymbol(detail::region_view, &v, sizeof v);
+    if (e != cudaSuccess)
+        throw std::runtime_error(std::string(kernel) + ": setting the region buffer (cudaMemcpyToSymbol): " + cudaGetErrorString(e));
+    return true;
+}
+inline void regions_after_launch() {
+    const tklab::regions::DeviceView off{};
+    (void)cudaMemcpyToSymbol(detail::region_view, &off, sizeof off);  // best effort: may run while an error unwinds
+}
+
 // Kernels may use more than 48 KB of dynamic shared memory only once raised.
 template <typename Kernel>
 void allow_shared_bytes(Kernel kernel, size_t shared_bytes, const char* what) {
@@ -48,8 +76,8 @@ void launch_and_wait(const char* name, Kernel kernel, dim3 grid, dim3 block, siz
     allow_shared_bytes(kernel, shared_bytes, name);
     struct regions_guard {
         bool on;
-        ~regions_guard() { if (on) detail::regions_after_launch(); }
-    } regions{detail::regions_before_launch(name, grid, block)};
+        ~regions_guard() { if (on) regions_after_launch(); }
+    } regions{regions_before_launch(name, grid, block)};
     cuda_check(start(), name);
     cuda_check(cudaDeviceSynchronize(), name);
 }

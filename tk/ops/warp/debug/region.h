@@ -10,7 +10,7 @@
 // regions`, profiler/gpu/regions_session.h), the warp's first active lane
 // reserves one 48-byte record in the warp's slice of the buffer when the
 // region begins and fills it {id, smid, block, warp, %globaltimer and clock64
-// at begin and end, line} (layout: profiler/decode/region_buffer.h); an open
+// at begin and end, line} (layout: tk/common/region_buffer.h); an open
 // region holds one register. A full slice counts what it drops and never
 // writes past. Without a buffer a marker costs a few constant loads and
 // integer instructions, with every memory access predicated off and no
@@ -23,13 +23,14 @@
 // ends when its last lane destroys it, with the name, the id and the source
 // line; it costs no simulated cycles. The trace keeps them in each block's
 // `regions` table (trace/SCHEMA.md), beside the instructions, not among them.
+//
+// This file is the device side only. The host side -- pointing a translation
+// unit's region_view at the profiler's buffer around each launch -- is in
+// tk/host/launch.h; the buffer's layout is tk/common/region_buffer.h.
 #pragma once
 #include "tk/common/base.h"
-#include "profiler/decode/region_buffer.h"
-#if defined(TK_GPU)
-#include <stdexcept>
-#include <string>
-#else
+#include "tk/common/region_buffer.h"
+#if defined(TK_SIM)
 #include <exception>
 #endif
 
@@ -72,25 +73,6 @@ TK_DEVICE uint32_t region_laneid() {
     uint32_t l;
     asm volatile("mov.u32 %0, %%laneid;" : "=r"(l));
     return l;
-}
-
-// Host: before a launch, point this translation unit's region_view at the
-// current target's buffer. Returns whether it did (then the caller clears it
-// after the kernel, so no stale pointer outlives the buffer).
-[[maybe_unused]] static bool regions_before_launch(const char* kernel, dim3 grid, dim3 block) {
-    tklab::regions::Target* target = tklab::regions::current_target();
-    if (!target) return false;  // the common case: no copy, nothing to pay
-    const uint32_t g[3] = {grid.x, grid.y, grid.z}, b[3] = {block.x, block.y, block.z};
-    const tklab::regions::DeviceView v = target->prepare(kernel, g, b);
-    if (!v.records) return false;
-    const cudaError_t e = cudaMemcpyToSymbol(region_view, &v, sizeof v);
-    if (e != cudaSuccess)
-        throw std::runtime_error(std::string(kernel) + ": setting the region buffer (cudaMemcpyToSymbol): " + cudaGetErrorString(e));
-    return true;
-}
-[[maybe_unused]] static void regions_after_launch() {
-    const tklab::regions::DeviceView off{};
-    (void)cudaMemcpyToSymbol(region_view, &off, sizeof off);  // best effort: may run while an error unwinds
 }
 
 } // namespace detail
@@ -193,12 +175,5 @@ public:
 };
 
 #endif
-
-namespace profile {
-// The buffer launches record regions into (host side); nullptr: none. The
-// profiler sets it (profiler/gpu/regions_session.h); tk::launch reads it.
-using region_target = tklab::regions::Target;
-inline region_target*& current_regions() { return tklab::regions::current_target(); }
-} // namespace profile
 
 } // namespace tk

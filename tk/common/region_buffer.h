@@ -1,6 +1,8 @@
 // The intra-kernel region buffer: what tk::region (tk/ops/warp/debug/region.h)
 // writes on the GPU and profiler/decode/regions.h reads back. Plain C++, no
-// CUDA: the device code and the CPU decoder share this one layout.
+// CUDA and no other tklab header: the tile library owns this layout, and the
+// device code, the launch (tk/host/launch.h) and the profiler's CPU decoder
+// all include it from here.
 //
 //   [Header, 64 bytes][counts: uint32 per warp][pad to 16][records: warps x records_per_warp]
 //
@@ -63,7 +65,7 @@ constexpr size_t buffer_bytes(uint32_t warps, uint32_t records_per_warp) {
 
 // What a kernel needs to record: copied to the kernel's translation unit's
 // constant symbol before each launch (tk/host/launch.h). records == nullptr
-// means recording is off, and a marker costs one constant load and a branch.
+// means recording is off, and a marker's memory accesses are predicated off.
 struct DeviceView {
     Record* records = nullptr;
     uint32_t* counts = nullptr;
