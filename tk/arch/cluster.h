@@ -22,6 +22,9 @@ TK_DEVICE uint32_t cluster_ctarank() {
     uint32_t r;
     asm volatile("mov.u32 %0, %%cluster_ctarank;" : "=r"(r));
     return r;
+#elif defined(TK_GPU)
+    tk::hopper_only_trap();
+    return 0;
 #else
     return 0;
 #endif
@@ -31,6 +34,9 @@ TK_DEVICE uint32_t cluster_nctarank() {
     uint32_t n;
     asm volatile("mov.u32 %0, %%cluster_nctarank;" : "=r"(n));
     return n;
+#elif defined(TK_GPU)
+    tk::hopper_only_trap();
+    return 1;
 #else
     return 1;
 #endif
@@ -44,7 +50,7 @@ TK_DEVICE void cluster_sync(TK_LOC) {
 #if defined(TK_SM90)
     asm volatile("barrier.cluster.arrive.release.aligned;\n\tbarrier.cluster.wait.acquire.aligned;" ::: "memory");
 #else
-    asm volatile("trap;");
+    tk::hopper_only_trap();
 #endif
 #else
     syncthreads(loc);
@@ -56,6 +62,8 @@ TK_DEVICE void cluster_sync(TK_LOC) {
 TK_DEVICE void fence_mbarrier_init_cluster() {
 #if defined(TK_GPU) && defined(TK_SM90)
     asm volatile("fence.mbarrier_init.release.cluster;" ::: "memory");
+#elif defined(TK_GPU)
+    tk::hopper_only_trap();
 #endif
 }
 
@@ -71,7 +79,7 @@ TK_DEVICE void mbarrier_arrive_cluster(uint32_t bar, uint32_t cta, TK_LOC) {
                  ::"r"(bar), "r"(cta) : "memory");
 #else
     (void)bar, (void)cta;
-    asm volatile("trap;");
+    tk::hopper_only_trap();
 #endif
 #else
     TK_CHECK(cta == 0, "an mbarrier arrival names another block of the cluster, but the simulator runs clusters of one block",

@@ -33,7 +33,7 @@ template <int N, bool Trans = false>
 TK_DEVICE void stmatrix(uint32_t addr, const uint32_t (&v)[N], TK_LOC) {
     static_assert(N == 1 || N == 2 || N == 4, "stmatrix stores 1, 2 or 4 matrices (.x1/.x2/.x4)");
 #if defined(TK_GPU)
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if defined(TK_SM90)
     if constexpr (N == 1) {
         if constexpr (Trans) asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" ::"r"(addr), "r"(v[0]) : "memory");
         else asm volatile("stmatrix.sync.aligned.m8n8.x1.shared.b16 [%0], {%1};" ::"r"(addr), "r"(v[0]) : "memory");
@@ -45,7 +45,7 @@ TK_DEVICE void stmatrix(uint32_t addr, const uint32_t (&v)[N], TK_LOC) {
         else asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %2, %3, %4};" ::"r"(addr), "r"(v[0]), "r"(v[1]), "r"(v[2]), "r"(v[3]) : "memory");
     }
 #else
-    (void)addr; (void)v; __trap();  // stmatrix needs sm_90; never reached from sm_80 tile code
+    (void)addr; (void)v; tk::hopper_only_trap();  // stmatrix needs sm_90; never reached from sm_80 tile code
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::stmatrix};

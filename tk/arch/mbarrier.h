@@ -53,7 +53,7 @@ TK_DEVICE void mbarrier_expect_tx(uint32_t bar, uint32_t bytes, TK_LOC) {
     else asm volatile("mbarrier.expect_tx.relaxed.cta.shared::cta.b64 [%0], %1;" ::"r"(bar), "r"(bytes) : "memory");
 #else
     (void)bar, (void)bytes;
-    asm volatile("trap;");
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::mbar_expect_tx};

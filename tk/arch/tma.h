@@ -20,7 +20,7 @@ TK_DEVICE void tma_load_4d(uint32_t smem, const void* tensor_map, int c0, int c1
                  ::"r"(smem), "l"(tensor_map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar) : "memory");
 #else
     (void)smem, (void)tensor_map, (void)c0, (void)c1, (void)c2, (void)c3, (void)bar;
-    asm volatile("trap;");
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::tma_load};
@@ -44,7 +44,7 @@ TK_DEVICE void tma_load_4d_multicast(uint32_t smem, const void* tensor_map, int 
                  ::"r"(smem), "l"(tensor_map), "r"(c0), "r"(c1), "r"(c2), "r"(c3), "r"(bar), "h"(cta_mask) : "memory");
 #else
     (void)smem, (void)tensor_map, (void)c0, (void)c1, (void)c2, (void)c3, (void)bar, (void)cta_mask;
-    asm volatile("trap;");
+    tk::hopper_only_trap();
 #endif
 #else
     TK_CHECK(cta_mask == 1, "a multicast bulk copy names other blocks of the cluster, but the simulator runs clusters of one block",
@@ -60,7 +60,7 @@ TK_DEVICE void tma_store_4d(const void* tensor_map, uint32_t smem, int c0, int c
                  ::"l"(tensor_map), "r"(smem), "r"(c0), "r"(c1), "r"(c2), "r"(c3) : "memory");
 #else
     (void)smem, (void)tensor_map, (void)c0, (void)c1, (void)c2, (void)c3;
-    asm volatile("trap;");
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::tma_store};
@@ -76,6 +76,8 @@ TK_DEVICE void bulk_commit_group(TK_LOC) {
 #if defined(TK_GPU)
 #if defined(TK_SM90)
     asm volatile("cp.async.bulk.commit_group;" ::: "memory");
+#else
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::bulk_commit};
@@ -92,6 +94,8 @@ TK_DEVICE void bulk_wait_group(TK_LOC) {
 #if defined(TK_SM90)
     if constexpr (ReadOnly) asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
     else asm volatile("cp.async.bulk.wait_group %0;" ::"n"(N) : "memory");
+#else
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::bulk_wait};
@@ -107,6 +111,8 @@ TK_DEVICE void fence_proxy_async(TK_LOC) {
 #if defined(TK_GPU)
 #if defined(TK_SM90)
     asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+#else
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::fence_proxy_async};

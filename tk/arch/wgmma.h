@@ -51,7 +51,7 @@ TK_DEVICE void wgmma_ss(float* d, uint64_t desc_a, uint64_t desc_b, int scale_d,
     else detail::wgmma_ss_n256<TransA, TransB>(d, desc_a, desc_b, scale_d);
 #else
     (void)d, (void)desc_a, (void)desc_b, (void)scale_d;
-    asm volatile("trap;");
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::wgmma};
@@ -77,7 +77,7 @@ TK_DEVICE void wgmma_rs(float* d, const uint32_t (&a)[4], uint64_t desc_b, int s
     else detail::wgmma_rs_n256<TransB>(d, a, desc_b, scale_d);
 #else
     (void)d, (void)a, (void)desc_b, (void)scale_d;
-    asm volatile("trap;");
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::wgmma};
@@ -95,6 +95,8 @@ TK_DEVICE void wgmma_fence(TK_LOC) {
 #if defined(TK_GPU)
 #if defined(TK_HOPPER)
     asm volatile("wgmma.fence.sync.aligned;" ::: "memory");
+#else
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::wgmma_fence};
@@ -107,6 +109,8 @@ TK_DEVICE void wgmma_commit_group(TK_LOC) {
 #if defined(TK_GPU)
 #if defined(TK_HOPPER)
     asm volatile("wgmma.commit_group.sync.aligned;" ::: "memory");
+#else
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::wgmma_commit};
@@ -121,6 +125,8 @@ TK_DEVICE void wgmma_wait_group(TK_LOC) {
 #if defined(TK_GPU)
 #if defined(TK_HOPPER)
     asm volatile("wgmma.wait_group.sync.aligned %0;" ::"n"(N) : "memory");
+#else
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::wgmma_wait};
@@ -139,6 +145,8 @@ TK_DEVICE void setmaxnreg(TK_LOC) {
 #if defined(TK_HOPPER)
     if constexpr (Increase) asm volatile("setmaxnreg.inc.sync.aligned.u32 %0;" ::"n"(Registers));
     else asm volatile("setmaxnreg.dec.sync.aligned.u32 %0;" ::"n"(Registers));
+#else
+    tk::hopper_only_trap();
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::setmaxnreg};

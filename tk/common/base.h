@@ -24,10 +24,13 @@
 #include "sim/cuda_shim.h"
 #endif
 
-// Hopper instructions (wgmma, setmaxnreg: sm_90a; bulk tensor copies and
-// mbarrier transaction counts: sm_90). In a GPU build for an older target
-// (sm_80 is built too) their bodies trap: a kernel that uses them runs only on
-// Hopper, and tk::require_hopper() says so before launching it.
+// Hopper instructions (wgmma, setmaxnreg, multicast bulk copies: sm_90a; bulk
+// tensor copies, mbarrier transaction counts, stmatrix and clusters: sm_90).
+// In a GPU build for an older target (sm_80 is built too) each one's body is
+// tk::hopper_only_trap() instead: a kernel that reaches one stops there, and
+// its launch fails ("unspecified launch failure"), rather than running on
+// without the instruction. A kernel that uses them runs only on Hopper (the
+// GPU tests skip theirs on other GPUs).
 #if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
 #define TK_SM90 1
 #if defined(__CUDA_ARCH_FEAT_SM90_ALL)
@@ -52,6 +55,12 @@ struct src_loc {
 };
 #endif
 #define TK_LOC ::tk::src_loc loc = ::tk::src_loc::current()
+
+#if defined(TK_GPU)
+// The body of every Hopper-only instruction (above) in a GPU build for an
+// older target: one way for all of them, a trap.
+__device__ __forceinline__ void hopper_only_trap() { __trap(); }
+#endif
 
 } // namespace tk
 
