@@ -1,0 +1,261 @@
+// `tklab`'s own parts (cli/common.h): `run` in the CPU simulator, and the
+// commands only this program has -- run --gpu (handed to tklab_gpu), report,
+// export, fidelity, view (the visualizer) and lesson (the workshop).
+#include <chrono>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <fstream>
+#include <iostream>
+#include <memory>
+#include <string>
+#include <unistd.h>
+#include "cli/common.h"
+#include "cli/lesson.h"
+#include "profiler/decode/fidelity.h"
+#include "sim/simulator.h"
+#include "sim/trace_recorder.h"
+#include "trace/chrome_export.h"
+#include "trace/codec.h"
+#include "trace/report.h"
+
+namespace tklab::cli {
+
+namespace {
+
+// A progress bar on stderr for work that takes longer than a second; drawn
+// only on a terminal, so logs and pipes stay clean.
+class Progress {
+public:
+    explicit Progress(std::string what) : what_(std::move(what)), tty_(isatty(fileno(stderr))) {}
+    ~Progress() { done(); }
+    void update(uint64_t done, uint64_t total) {
+        const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - start_).count();
+        if (!tty_ || secs < 1.0 || total == 0) return;
+        const int width = 30, filled = int(double(done) / double(total) * width);
+        std::string bar(size_t(filled), '#');
+        bar.resize(size_t(width), '.');
+        std::fprintf(stderr, "\r%s [%s] %llu/%llu blocks  %.1f s ", what_.c_str(), bar.c_str(),
+                     (unsigned long long)done, (unsigned long long)total, secs);
+        std::fflush(stderr);
+        drawn_ = true;
+    }
+    void done() {
+        if (drawn_) std::fprintf(stderr, "\r\033[K");
+        drawn_ = false;
+    }
+    void rename(std::string what) { what_ = std::move(what); }
+
+private:
+    std::string what_;
+    bool tty_, drawn_ = false;
+    std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
+};
+
+std::string human_bytes(uint64_t b) {
+    char s[32];
+    if (b >= 10u << 20) std::snprintf(s, sizeof s, "%.1f MB", double(b) / (1 << 20));
+    else if (b >= 10u << 10) std::snprintf(s, sizeof s, "%.1f KB", double(b) / (1 << 10));
+    else std::snprintf(s, sizeof s, "%llu bytes", (unsigned long long)b);
+    return s;
+}
+
+} // namespace
+
+// In the simulator: runs, checks, records the trace and prints the report.
+int cmd_run(const RunArgs& a) {
+    const auto& p = find_or_fail(a.name);
+    const auto dims = resolve_or_fail(p, a.size);
+    const auto variants = variants_to_run(p, a.variant);
+    if (!a.trace.empty()) {
+        try { tklab::trace::encoding_of(a.trace); } catch (const std::exception& e) { fail_usage(e.what()); }
+    }
+    try { tklab::sim::parse_timeline_blocks(a.timeline); } catch (const std::exception& e) { fail_usage(std::string("--timeline-blocks: ") + e.what()); }
+    if (a.threads > 0) tklab::sim::options().host_threads = a.threads;
+    tklab::sim::options().keep_blocks = false;  // the recorder streams them
+    {
+        std::string why;  // the parser has checked the names already
+        if (!tklab::sim::parse_checks(a.checks, tklab::sim::options().checks, why)) fail_usage("--checks: " + why);
+    }
+
+    Progress progress(p.name);
+    tklab::sim::RecorderOptions ro;
+    ro.path = a.trace;
+    ro.recording.timeline_blocks = a.timeline;
+    ro.recording.all_lane_addresses = a.all_lanes;
+    ro.recording.snapshots = a.snapshots;
+    ro.program = p.name;
+    ro.variant = a.variant.empty() ? variants.front() : a.variant;
+    for (const auto& [k, v] : dims) ro.problem[k] = v;
+    ro.seed = a.seed;
+    ro.progress = [&](uint64_t done, uint64_t total) { progress.update(done, total); };
+
+    std::unique_ptr<tklab::sim::TraceRecorder> rec;
+    try {
+        rec = std::make_unique<tklab::sim::TraceRecorder>(ro);
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        return 1;
+    }
+    bool ok = true;
+    const auto t0 = std::chrono::steady_clock::now();
+    try {
+        auto c = p.make(dims, a.seed);
+        for (const auto& v : variants) {
+            progress.rename(p.name + " " + v);
+            c->run(v);
+            if (!a.no_check) {
+                const auto r = c->check();
+                ok = ok && r.passed;
+                rec->add_check({r.output, r.max_error, r.tolerance, r.passed, v});
+            }
+        }
+    } catch (const tklab::sim::SimError& e) {
+        ok = false;
+        // A failure inside a launch is already in the trace, with its block.
+        const auto& launches = rec->trace().launches;
+        if (launches.empty() || !launches.back().failure) rec->add_failure("error", e.what(), e.file, e.line);
+    } catch (const std::exception& e) {
+        ok = false;
+        rec->add_failure("error", e.what());
+    }
+    progress.done();
+    const double secs = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    try {
+        rec->close();
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        ok = false;
+    }
+    tklab::trace::write_report(std::cout, rec->trace(), {use_color(stdout, a.color), a.top});
+    std::cout.flush();
+    uint64_t instructions = 0;
+    for (const auto& l : rec->trace().launches)
+        if (l.summary) instructions += l.summary->warp_instructions;
+    std::fprintf(stderr, "%s: simulated %llu warp instructions in %.2f s\n", kTool, (unsigned long long)instructions, secs);
+    if (!a.trace.empty())
+        std::fprintf(stderr, "%s: wrote %s (%s, %.1f bytes per warp instruction); `tklab report %s` shows this again\n", kTool,
+                     a.trace.c_str(), human_bytes(rec->bytes_written()).c_str(),
+                     instructions ? double(rec->bytes_written()) / double(instructions) : 0.0, a.trace.c_str());
+    return ok ? 0 : 1;
+}
+
+namespace {
+
+tklab::trace::Loaded load_or_fail(const std::string& file, bool salvage) {
+    try {
+        auto l = tklab::trace::load_trace(file, {salvage});
+        if (!l.warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, l.warning.c_str());
+        return l;
+    } catch (const std::exception& e) {
+        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        std::exit(1);
+    }
+}
+
+int cmd_report(const std::string& file, bool salvage, size_t top, const std::string& color) {
+    auto l = load_or_fail(file, salvage);
+    tklab::trace::write_report(std::cout, l.trace, {use_color(stdout, color), top});
+    return 0;
+}
+
+// The simulator's shared-memory figures beside the GPU's hardware counters.
+int cmd_fidelity(const std::string& sim_file, const std::string& gpu_file, const std::string& color) {
+    const auto sim = load_or_fail(sim_file, false);
+    const auto gpu = load_or_fail(gpu_file, false);
+    if (sim.trace.producer == gpu.trace.producer || gpu.trace.gpu_counters.empty()) {
+        std::fprintf(stderr, "%s: fidelity compares a simulator trace (`tklab run NAME --trace SIM`) with a GPU trace "
+                             "holding hardware counters (`tklab run NAME --gpu --profile counters --trace GPU`); %s %s\n",
+                     kTool, gpu_file.c_str(),
+                     gpu.trace.gpu_counters.empty() ? "has no hardware counters" : "and the first file come from the same producer");
+        return 2;
+    }
+    const auto f = tklab::profiler::compare_fidelity(sim.trace, gpu.trace);
+    tklab::profiler::write_fidelity(std::cout, f, use_color(stdout, color));
+    return 0;
+}
+
+int cmd_export(const std::string& file, const std::string& out, bool salvage, bool instructions) {
+    auto l = load_or_fail(file, salvage);
+    std::ofstream o(out, std::ios::binary);
+    if (!o) {
+        std::fprintf(stderr, "%s: %s: cannot create the output file\n", kTool, out.c_str());
+        return 1;
+    }
+    tklab::trace::write_chrome(o, l.trace, {instructions});
+    o.close();
+    if (!o) {
+        std::fprintf(stderr, "%s: %s: writing failed\n", kTool, out.c_str());
+        return 1;
+    }
+    std::fprintf(stderr, "%s: wrote %s; open it at https://ui.perfetto.dev (Open trace file) or chrome://tracing\n", kTool, out.c_str());
+    return 0;
+}
+
+// `tklab run NAME --gpu ...` is `tklab_gpu run NAME ...`: the GPU build is its
+// own program (nvcc-built kernels), beside this one.
+int run_on_gpu(int argc, char** argv) {
+    const std::string gpu = tklab::cli::executable_dir() + "/tklab_gpu";
+    if (access(gpu.c_str(), X_OK) != 0) {
+        std::fprintf(stderr, "%s run --gpu: the GPU build is missing (%s): nvcc was not found when the build was\n"
+                             "  configured, or it was configured with -DTKLAB_CUDA=OFF. Install the CUDA toolkit (nvcc\n"
+                             "  at /usr/local/cuda/bin) and configure again with -DTKLAB_CUDA=ON.\n", kTool, gpu.c_str());
+        return 1;
+    }
+    std::vector<char*> args{const_cast<char*>(gpu.c_str())};
+    for (int i = 1; i < argc; ++i)
+        if (std::strcmp(argv[i], "--gpu") != 0) args.push_back(argv[i]);
+    args.push_back(nullptr);
+    execv(gpu.c_str(), args.data());
+    std::fprintf(stderr, "%s run --gpu: cannot start %s: %s\n", kTool, gpu.c_str(), std::strerror(errno));
+    return 1;
+}
+
+// The visualizer is its own program (it needs a display and OpenGL; tklab
+// does not), built beside this one.
+int cmd_view(const std::vector<std::string>& args) {
+    const std::string viewer = tklab::cli::executable_dir() + "/tklab_view";
+    if (access(viewer.c_str(), X_OK) != 0) {
+        std::fprintf(stderr, "%s view: the visualizer was not built (%s is missing): Dear ImGui, GLFW or OpenGL\n"
+                             "  was not found when the build was configured. Install them (scripts/setup.sh does:\n"
+                             "  libimgui-dev libglfw3-dev libstb-dev) and build again. Meanwhile `tklab report FILE`\n"
+                             "  prints the report.\n", kTool, viewer.c_str());
+        return 1;
+    }
+    std::vector<char*> argv{const_cast<char*>(viewer.c_str())};
+    for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
+    argv.push_back(nullptr);
+    execv(viewer.c_str(), argv.data());
+    std::fprintf(stderr, "%s view: cannot start %s: %s\n", kTool, viewer.c_str(), std::strerror(errno));
+    return 1;
+}
+
+} // namespace
+
+int cmd_other(const ParsedCommandLine& pc, int argc, char** argv) {
+    const TraceArgs& ta = pc.trace;
+    switch (pc.command) {
+    case Command::run_on_gpu: return run_on_gpu(argc, argv);
+    case Command::report: return cmd_report(ta.file, ta.salvage, ta.top, ta.color);
+    case Command::export_chrome: return cmd_export(ta.file, ta.out, ta.salvage, !ta.no_instructions);
+    case Command::fidelity: return cmd_fidelity(ta.file, ta.gpu_file, ta.color);
+    case Command::view: return cmd_view(pc.view_args);
+    case Command::lesson: {
+        const LessonArgs& la = pc.lesson;
+        return cmd_lesson(la, argc, argv, [&](const std::string& program, const std::string& variant,
+                                              const std::string& trace) {
+            RunArgs ra2;
+            ra2.name = program;
+            ra2.variant = variant;
+            ra2.trace = trace;
+            ra2.seed = la.seed;
+            ra2.snapshots = true;   // the tile inspector shows the lesson's tiles
+            ra2.all_lanes = true;   // and the shared-memory panel every instruction's lanes
+            return cmd_run(ra2);
+        });
+    }
+    default: return 2;
+    }
+}
+
+} // namespace tklab::cli
