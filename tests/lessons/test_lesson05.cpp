@@ -3,12 +3,12 @@
 // kernel in lessons/05_async_copies/wrong/ fails with the message its first
 // line ("// expect: TEXT") promises.
 //
-// Not among them: a missing __syncthreads(). The simulator cannot catch
-// either barrier of the loop: cp.async data lands in shared memory at the
-// wait that retires it (after the next barrier, for the second one), and the
-// 4 warps run the same instructions at nearly the same simulated clocks, so
-// every copy has landed before any warp reads it. Without either barrier the
-// check passes; lessons/05_async_copies/README.md says so.
+// Not among them: a missing __syncthreads(). Without the first barrier of
+// the loop the race finder stops the kernel (an ldmatrix reads a copy's
+// destination with nothing ordering the two). Without the second the check
+// passes: cp.async data lands in shared memory at the wait that retires it,
+// after the next barrier, which orders it after the other warps' reads;
+// lessons/05_async_copies/README.md says so.
 #include <catch2/catch.hpp>
 
 #include "support/known_wrong.h"
