@@ -137,7 +137,9 @@ struct MbarState {
 };
 
 // The thread whose fiber runs now on this host thread (null outside a kernel).
-extern thread_local Thread* g_cur;
+// constinit: no dynamic initialisation, so other files read it directly
+// rather than through a TLS wrapper call (it is read at every instruction).
+extern constinit thread_local Thread* g_cur;
 
 // Per-block interning of source locations and op names by pointer; turned into
 // run-wide ids in block order after the run, so ids never depend on threads.
