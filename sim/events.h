@@ -1,12 +1,12 @@
 // What the simulator records, per block, for every warp instruction: the
-// in-process form of a trace. Events, barrier waits, register changes and the
-// shared-memory totals are the trace's own types (trace/records.h), so what the
-// simulator records is what the trace holds, field for field; the recorder
-// (trace_recorder.h) only maps ids to the trace's tables. What stays here is
-// what the simulator keeps beyond the file: each shared access's whole bank
-// analysis (the per-line summaries sum its bank histogram), the lanes that
-// entered and left a region, a snapshot's label as the kernel gave it, and
-// statistics indexed by Op and Stall.
+// in-process form of a trace. Events, barrier waits, register changes,
+// snapshots, regions and shared-memory totals are the trace's own types
+// (trace/records.h), so what the simulator records is what the trace holds,
+// field for field; the recorder (trace_recorder.h) only maps their ids to the
+// trace's tables. What stays the simulator's own: each shared access's whole
+// bank analysis (the per-line summaries sum its bank histogram), statistics
+// indexed by Op and Stall, and locations by file name (the recorder turns them
+// into the trace's file ids).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -55,30 +55,12 @@ using LiveRegs = trace::LiveTile;
 using RegRecord = trace::RegChange;
 
 // Values of one tile at one moment (tk::snapshot), gathered from its lanes.
-struct SnapshotRecord {
-    uint64_t cycle = 0;
-    uint16_t warp = 0;
-    uint32_t loc = 0;
-    const char* label = "";
-    bool shared = false;        // a shared tile, else a register tile
-    int rows = 0, cols = 0;
-    std::vector<float> values;  // row-major
-    uint32_t lanes_seen = 0;    // lanes that contributed (register tiles)
-};
-
+using SnapshotRecord = trace::Snapshot;
 // One tk::region of one warp: begin and end on the warp's clock. Nested
 // regions are separate records (`depth` says how deep); a region the kernel
-// never left (a fault or an exception in between) has `closed` false and ends
+// never left (a fault or an exception in between) stays `open` and ends
 // where the warp's clock stood when the block stopped.
-struct RegionRecord {
-    uint64_t begin = 0, end = 0;
-    uint32_t loc = 0;           // its source line (RunResult::locations)
-    uint16_t name = 0;          // RunResult::op_names
-    uint16_t warp = 0;
-    uint8_t depth = 0;          // regions of this warp open around it
-    bool closed = false;
-    uint32_t entered = 0, left = 0;  // lanes that constructed it, and destroyed it
-};
+using RegionRecord = trace::Region;
 
 struct BlockTrace {
     Dim3 block;

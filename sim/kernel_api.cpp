@@ -89,18 +89,18 @@ void snapshot(const SnapshotPart& part) {
         r.warp = uint16_t(w.id);
         r.loc = b.out->locs(part.file, part.line);
         r.label = part.label;
-        r.shared = part.shared;
+        r.space = part.shared ? "shared" : "register";
         r.rows = part.rows;
         r.cols = part.cols;
         r.values.assign(size_t(part.rows) * size_t(part.cols), std::numeric_limits<float>::quiet_NaN());
         bt.snapshots.push_back(std::move(r));
-        pending.push_back({nth, bt.snapshots.size() - 1});
+        pending.push_back({nth, bt.snapshots.size() - 1, part.shared});
         it = pending.end() - 1;
     }
     SnapshotRecord& r = bt.snapshots[it->index];
-    if (!r.shared || r.lanes_seen == 0) part.fill(part.tile, t->lane, r.values.data());
-    r.lanes_seen |= 1u << t->lane;
-    if ((r.lanes_seen & w.live) == w.live) pending.erase(it);  // every live lane has given its part
+    if (!it->shared || it->lanes_seen == 0) part.fill(part.tile, t->lane, r.values.data());
+    it->lanes_seen |= 1u << t->lane;
+    if ((it->lanes_seen & w.live) == w.live) pending.erase(it);  // every live lane has given its part
 }
 
 int64_t region_begin(const char* name, const char* file, int line) {
@@ -120,13 +120,15 @@ int64_t region_begin(const char* name, const char* file, int line) {
         r.name = uint16_t(b.out->region_names(name, 0));
         r.loc = b.out->region_locs(file, line);
         r.depth = uint8_t(std::min(t->region_depth, 255));
+        r.open = true;  // until its lanes have left
         bt.regions.push_back(r);
+        b.region_lanes.emplace_back();
         it = pending.emplace(key, bt.regions.size() - 1).first;
     }
     const size_t index = it->second;
-    RegionRecord& r = bt.regions[index];
-    r.entered |= 1u << t->lane;
-    if ((r.entered & w.live) == w.live) pending.erase(it);  // every live lane is in
+    Block::RegionLanes& lanes = b.region_lanes[index];
+    lanes.entered |= 1u << t->lane;
+    if ((lanes.entered & w.live) == w.live) pending.erase(it);  // every live lane is in
     ++t->region_depth;
     return int64_t(index);
 }
@@ -136,12 +138,14 @@ void region_end(int64_t record, bool unwinding) {
     if (!t || record < 0) return;
     --t->region_depth;
     if (unwinding) return;  // a fault or an exception: the region stays open
-    BlockTrace& bt = t->warp->block->hooks.trace();
+    Block& b = *t->warp->block;
+    BlockTrace& bt = b.hooks.trace();
     if (size_t(record) >= bt.regions.size()) return;
     RegionRecord& r = bt.regions[size_t(record)];
+    Block::RegionLanes& lanes = b.region_lanes[size_t(record)];
     r.end = std::max(r.end, t->warp->clock);  // the warp's last lane to leave ends it
-    r.left |= 1u << t->lane;
-    r.closed = r.left == r.entered;
+    lanes.left |= 1u << t->lane;
+    r.open = lanes.left != lanes.entered;
 }
 
 op_scope::op_scope(const char* name, const char* file, int line) {

@@ -53,7 +53,7 @@ struct AlignedBuffer {
 // end where their warp's clock stands, and stay marked open.
 void end_open_regions(Block& b) {
     for (RegionRecord& r : b.out->trace.regions)
-        if (!r.closed) r.end = std::max(r.end, b.warps[r.warp].clock);
+        if (r.open) r.end = std::max(r.end, b.warps[r.warp].clock);
 }
 
 void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block_dim, size_t smem_bytes,

@@ -195,12 +195,21 @@ struct Block {
     bool snapshots = false;  // gather tk::snapshot values
     // Snapshots being gathered, per warp: lanes call in program order, so a
     // lane's n-th call belongs to its warp's n-th snapshot.
-    struct PendingSnapshot { uint32_t nth; size_t index; };  // call number, BlockTrace::snapshots index
+    struct PendingSnapshot {
+        uint32_t nth;              // the warp's call number
+        size_t index;              // BlockTrace::snapshots index
+        bool shared;               // a shared tile: its first lane writes it all
+        uint32_t lanes_seen = 0;   // lanes that have given their part
+    };
     std::vector<std::vector<PendingSnapshot>> pending_snapshots;  // by warp
     // Regions some live lanes of the warp have not entered yet: (name, line,
     // pass) -> BlockTrace::regions index.
     using RegionKey = std::tuple<const char*, int, uint32_t>;
     std::vector<std::map<RegionKey, size_t>> pending_regions;  // by warp
+    // Lanes that entered and left each region (by BlockTrace::regions index):
+    // its warp's last lane to leave closes it.
+    struct RegionLanes { uint32_t entered = 0, left = 0; };
+    std::vector<RegionLanes> region_lanes;
     Hooks hooks;  // the bug finders and the block's records: every instruction reaches them through it
     Options::Checks checks;
 };

@@ -216,8 +216,11 @@ void TraceRecorder::block_done(const BlockTrace& bt, const RunResult& r) {
     // Regions in every block (they are few): the report's Regions section
     // covers the whole launch, and they stay in trace() without keep_events.
     b.regions.reserve(bt.regions.size());
-    for (const RegionRecord& g : bt.regions)
-        b.regions.push_back({g.begin, g.end, loc_map_[g.loc], name_map_[g.name], g.warp, g.depth, !g.closed});
+    for (const RegionRecord& g : bt.regions) {
+        trace::Region& t = b.regions.emplace_back(g);
+        t.loc = loc_map_[g.loc];
+        t.name = name_map_[g.name];
+    }
 
     for (const Event& e : bt.events) {
         trace::LineStalls& ls = agg.lines[loc_map_[e.loc]];
@@ -273,8 +276,7 @@ void TraceRecorder::block_done(const BlockTrace& bt, const RunResult& r) {
         for (const BarrierRecord& w : bt.barriers) b.barriers.emplace_back(w).loc = loc_map_[w.loc];
         for (const RegRecord& g : bt.regs)
             for (trace::LiveTile& l : b.regs.emplace_back(g).live) l.loc = trace_loc(l.loc);
-        for (const SnapshotRecord& s : bt.snapshots)
-            b.snapshots.push_back({s.cycle, s.warp, loc_map_[s.loc], s.label, s.shared ? "shared" : "register", s.rows, s.cols, s.values});
+        for (const SnapshotRecord& s : bt.snapshots) b.snapshots.emplace_back(s).loc = loc_map_[s.loc];
     }
     flush_tables();
     emit(trace::block_record(uint32_t(trace_.launches.size() - 1), b));

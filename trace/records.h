@@ -1,10 +1,11 @@
 // The records a trace and the simulator share: one warp instruction, its
-// bank analysis, a barrier wait, a change of live tile registers, and
-// shared-memory totals. The simulator records these very types (sim/events.h)
+// bank analysis, a barrier wait, a change of live tile registers,
+// shared-memory totals, a tile snapshot and a tk::region. The simulator records these very types (sim/events.h)
 // and the trace stores them (trace.h, SCHEMA.md), so one field is added in one
 // place. No dependencies: kernels built for the simulator include it too.
 #pragma once
 #include <cstdint>
+#include <string>
 #include <vector>
 
 namespace tklab::trace {
@@ -70,6 +71,30 @@ struct SmemTotals {
     int max_way = 0;
     uint64_t conflicts() const { return wavefronts - ideal; }
     bool operator==(const SmemTotals&) const = default;
+};
+
+// Values of one tile at one moment, taken by tk::snapshot() when asked for.
+struct Snapshot {
+    uint64_t cycle = 0;
+    uint16_t warp = 0;
+    uint32_t loc = 0;
+    std::string label;
+    std::string space;          // "register" or "shared"
+    int rows = 0, cols = 0;
+    std::vector<float> values;  // row-major rows x cols
+    bool operator==(const Snapshot&) const = default;
+};
+
+// Simulator runs: one tk::region of one warp, on the warp's cycle clock. Not an
+// instruction: stepping and the instruction statistics never see it.
+struct Region {
+    uint64_t begin = 0, end = 0;  // end >= begin
+    uint32_t loc = 0;             // Trace::locations: the marker's line
+    uint16_t name = 0;            // Trace::op_names
+    uint16_t warp = 0;
+    uint8_t depth = 0;            // this warp's regions open around it (0 = outermost)
+    bool open = false;            // never left (a fault in between): `end` is where the warp stopped
+    bool operator==(const Region&) const = default;
 };
 
 } // namespace tklab::trace

@@ -39,30 +39,6 @@ struct Location {
     bool operator==(const Location&) const = default;
 };
 
-// Values of one tile at one moment, taken by tk::snapshot() when asked for.
-struct Snapshot {
-    uint64_t cycle = 0;
-    uint16_t warp = 0;
-    uint32_t loc = 0;
-    std::string label;
-    std::string space;          // "register" or "shared"
-    int rows = 0, cols = 0;
-    std::vector<float> values;  // row-major rows x cols
-    bool operator==(const Snapshot&) const = default;
-};
-
-// Simulator runs: one tk::region of one warp, on the warp's cycle clock. Not an
-// instruction: stepping and the instruction statistics never see it.
-struct Region {
-    uint64_t begin = 0, end = 0;  // end >= begin
-    uint32_t loc = 0;             // Trace::locations: the marker's line
-    uint16_t name = 0;            // Trace::op_names
-    uint16_t warp = 0;
-    uint8_t depth = 0;            // this warp's regions open around it (0 = outermost)
-    bool open = false;            // never left (a fault in between): `end` is where the warp stopped
-    bool operator==(const Region&) const = default;
-};
-
 struct Block {
     uint32_t index = 0;         // linear block index (x fastest)
     Dim3 coord;
