@@ -177,24 +177,6 @@ std::string waiting_on(const Warp& w) {
 
 } // namespace
 
-// After the block: bytes that landed on a barrier with no expect_tx to
-// count them leave its transaction count negative; the kernel waited on
-// the wrong phase (the arrival completed it before the copy landed).
-void check_transactions_settled(const Block& b) {
-    std::vector<uint32_t> addrs;
-    for (const auto& [addr, m] : b.mbars)
-        if (m.tx < 0) addrs.push_back(addr);
-    if (addrs.empty()) return;
-    std::sort(addrs.begin(), addrs.end());  // deterministic: the lowest address
-    const MbarState& m = b.mbars.at(addrs.front());
-    std::ostringstream s;
-    s << line_of(m.copy_file, m.copy_line) << ": error: kernel " << b.kernel << ", " << block_name(b.threads.front().ids.block)
-      << ": bulk copies completing on mbarrier " << hex(addrs.front()) << " delivered " << -m.tx
-      << " bytes that no expect_tx counted, so its phases completed without waiting for them (the data may have been read before it landed)."
-      << "\n  fix: expect each phase's bytes (tk::tma::expect<Tiles...>, arrive.expect_tx) before or with the phase's arrival";
-    throw SimError(ErrorKind::fault, s.str(), m.copy_file, m.copy_line);
-}
-
 // After the block: a barrier some warps arrived at (bar.arrive) that never
 // released -- its count is more than the threads that use it.
 void check_barriers_settled(const Block& b) {

@@ -39,8 +39,7 @@ std::pair<const char*, int> site_line(const Block& b, uint32_t site);
 [[noreturn]] void report_deadlock(const Block& b);
 [[noreturn]] void report_instruction_limit(const Block& b);
 [[noreturn]] void report_divergence(const Warp& w, int groups, const uint32_t* mask, const int* lane, bool needs_exited);
-// After the block: bytes no expect_tx counted, barriers still half-arrived.
-void check_transactions_settled(const Block& b);
+// After the block: barriers still half-arrived.
 void check_barriers_settled(const Block& b);
 
 } // namespace tklab::sim

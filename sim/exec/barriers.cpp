@@ -2,11 +2,18 @@
 // bar.warp.sync, and mbarriers (init, arrive, test_wait, wait, expect_tx):
 // phases, transaction counts, and the waits they release. Every arrival is a
 // release and every completed wait an acquire for the race finder.
+//
+// An mbarrier phase's whole life is here: arrivals (Executor::arrive),
+// expected bytes (expect_tx), bytes landing from bulk copies (land_bytes),
+// completion (try_complete_phase, complete_phase) and what must hold when
+// the block ends (check_transactions_settled).
 #include "sim/exec/executor.h"
 
 #include <algorithm>
 #include <bit>
+#include <sstream>
 #include <utility>
+#include <vector>
 
 namespace tklab::sim {
 
@@ -71,6 +78,41 @@ void try_complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int r
                  "expect every byte the phase's copies bring (tk::tma::expect<Tiles...> / expect_bytes with the tiles' total), "
                  "before or together with the arrival");
     complete_phase(b, addr, m, t, releaser);
+}
+
+// A bulk copy's bytes land on the barrier at cycle t: they count off its
+// transaction count (the copy engine publishing what its issuer knew at
+// issue), and may complete the phase.
+void land_bytes(Block& b, uint32_t addr, uint64_t bytes, const bugs::VectorClock& copier, uint64_t t, int issuer, const char* file,
+                int line, const std::string& who) {
+    MbarState& m = b.mbars.at(addr);
+    b.hooks.release_agent(copier, m.clock);
+    m.in_flight -= bytes;
+    m.tx -= int64_t(bytes);
+    if (m.tx < -kMaxTx)
+        fault_at(file, line, who,
+                 "mbarrier " + hex(addr) + "'s transaction count fell to " + std::to_string(m.tx) +
+                     " bytes: bulk copies delivered far more bytes than any expect_tx counted",
+                 "expect each phase's bytes (tk::tma::expect) on the barrier the copies complete on");
+    try_complete_phase(b, addr, m, t, issuer, file, line, who);
+}
+
+// After the block: bytes that landed on a barrier with no expect_tx to
+// count them leave its transaction count negative; the kernel waited on
+// the wrong phase (the arrival completed it before the copy landed).
+void check_transactions_settled(const Block& b) {
+    std::vector<uint32_t> addrs;
+    for (const auto& [addr, m] : b.mbars)
+        if (m.tx < 0) addrs.push_back(addr);
+    if (addrs.empty()) return;
+    std::sort(addrs.begin(), addrs.end());  // deterministic: the lowest address
+    const MbarState& m = b.mbars.at(addrs.front());
+    std::ostringstream s;
+    s << line_of(m.copy_file, m.copy_line) << ": error: kernel " << b.kernel << ", " << block_name(b.threads.front().ids.block)
+      << ": bulk copies completing on mbarrier " << hex(addrs.front()) << " delivered " << -m.tx
+      << " bytes that no expect_tx counted, so its phases completed without waiting for them (the data may have been read before it landed)."
+      << "\n  fix: expect each phase's bytes (tk::tma::expect<Tiles...>, arrive.expect_tx) before or with the phase's arrival";
+    throw SimError(ErrorKind::fault, s.str(), m.copy_file, m.copy_line);
 }
 
 void Executor::barriers(Op op) {
@@ -191,16 +233,7 @@ void Executor::mbarrier(Op op) {
             const uint32_t addr = lane_op(l).addr;
             MbarState& m = mbar_at(l, addr);
             access(lane_accessor(l), addr, 8, false, lane(l));
-            if (m.pending == 0)
-                fault_kind(ErrorKind::sync_misuse, lane(l),
-                           "mbarrier " + hex(addr) + " (initialised at " + line_of(m.init_file, m.init_line) + " for " +
-                               std::to_string(m.expected) + " arrivals per phase) received more arrivals than its phase counts" +
-                               (m.tx > 0 ? " (its bytes are still expected)" : ""),
-                           "arrive once per thread counted at init (one elected lane, if the count is per warp), and expect "
-                           "the phase's bytes before its last arrival");
-            --m.pending;
-            m.arrivers |= 1u << w_.id;
-            b_.hooks.release(w_.hb, m.clock);
+            arrive(l, addr, m, false);
             try_complete_phase(l, addr, m);
         });
         for (const auto& [addr, before] : phase_before) {
@@ -247,6 +280,24 @@ void Executor::mbarrier(Op op) {
     w_.clock = t_ + cost_.mbarrier_latency;
 }
 
+// Lane l's arrival on the barrier's current phase (mbarrier.arrive, or
+// arrive.expect_tx after its bytes): more arrivals than the phase counts is a
+// misuse; the arrival publishes what the warp knows. The caller then
+// completes the phase if its arrivals and bytes are all in.
+void Executor::arrive(int l, uint32_t addr, MbarState& m, bool after_expect) {
+    if (m.pending == 0)
+        fault_kind(ErrorKind::sync_misuse, lane(l),
+                   "mbarrier " + hex(addr) + " (initialised at " + line_of(m.init_file, m.init_line) + " for " +
+                       std::to_string(m.expected) + " arrivals per phase) received more arrivals than its phase counts" +
+                       (after_expect || m.tx > 0 ? " (its bytes are still expected)" : ""),
+                   after_expect ? "arrive once per thread counted at init"
+                                : "arrive once per thread counted at init (one elected lane, if the count is per warp), and expect "
+                                  "the phase's bytes before its last arrival");
+    --m.pending;
+    m.arrivers |= 1u << w_.id;
+    b_.hooks.release(w_.hb, m.clock);
+}
+
 MbarState& Executor::mbar_for_tx(int l, uint32_t addr, const std::string& what) {
     check_shared(b_, lane(l), addr, 8, "mbarrier access");
     auto it = b_.mbars.find(addr);
@@ -271,15 +322,7 @@ void Executor::expect_tx() {
         m.tx += int64_t(o.tx_bytes);
         m.arrivers |= 1u << w_.id;
         check_tx(l, o.addr, m);
-        if (o.arrive) {  // arrive.expect_tx: the bytes first, then the arrival
-            if (m.pending == 0)
-                fault_kind(ErrorKind::sync_misuse, lane(l),
-                           "mbarrier " + hex(o.addr) + " (initialised at " + line_of(m.init_file, m.init_line) + " for " +
-                               std::to_string(m.expected) + " arrivals per phase) received more arrivals than its phase counts (its bytes are still expected)",
-                           "arrive once per thread counted at init");
-            --m.pending;
-            b_.hooks.release(w_.hb, m.clock);
-        }
+        if (o.arrive) arrive(l, o.addr, m, true);  // arrive.expect_tx: the bytes first, then the arrival
         try_complete_phase(l, o.addr, m);
     });
     w_.clock = t_ + cost_.mbarrier_latency;

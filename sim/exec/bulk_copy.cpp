@@ -167,16 +167,7 @@ void Executor::tma_load() {
             }
             for (uint64_t i = 0; i < bytes; i += 16)
                 std::memcpy(b->smem + swizzle_address(dst + uint32_t(i), swizzle), image.data() + i, 16);
-            MbarState& m = b->mbars.at(bar);
-            b->hooks.release_agent(known, m.clock);
-            m.in_flight -= bytes;
-            m.tx -= int64_t(bytes);
-            if (m.tx < -kMaxTx)
-                fault_at(file, line, where(*th),
-                         "mbarrier " + hex(bar) + "'s transaction count fell to " + std::to_string(m.tx) +
-                             " bytes: bulk copies delivered far more bytes than any expect_tx counted",
-                         "expect each phase's bytes (tk::tma::expect) on the barrier the copies complete on");
-            sim::try_complete_phase(*b, bar, m, done, warp, file, line, where(*th));
+            land_bytes(*b, bar, bytes, known, done, warp, file, line, where(*th));
         });
     });
     record_rows16(rows);

@@ -33,6 +33,11 @@ uint32_t swizzle_address(uint32_t a, uint32_t swizzle_bytes);
 void resume_waiter(Block& b, Warp& w, uint64_t release, Stall why);
 void try_complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int releaser, const char* file, int line,
                         const std::string& who);
+// A bulk copy's bytes landing on the mbarrier at `addr` at cycle t ("copier": what the copy knew).
+void land_bytes(Block& b, uint32_t addr, uint64_t bytes, const bugs::VectorClock& copier, uint64_t t, int issuer, const char* file,
+                int line, const std::string& who);
+// After the block: bytes that landed with no expect_tx to count them are a fault.
+void check_transactions_settled(const Block& b);
 
 class Executor {
 public:
@@ -121,6 +126,7 @@ private:
     MbarState& mbar_for_tx(int l, uint32_t addr, const std::string& what);
     void check_tx(int l, uint32_t addr, const MbarState& m);
     void try_complete_phase(int l, uint32_t addr, MbarState& m);
+    void arrive(int l, uint32_t addr, MbarState& m, bool after_expect);
     void mbarrier(Op op);
     void expect_tx();
 
