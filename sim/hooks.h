@@ -13,6 +13,7 @@
 //   event    a record of the block's trace
 #pragma once
 #include <cstdint>
+#include <stdexcept>
 #include <string>
 #include <utility>
 
@@ -44,6 +45,7 @@ public:
     void access(const bugs::Accessor& who, uint32_t addr, uint32_t bytes, bool write, Op op, const char* file, int line,
                 const dim3& block) {
         if (!shadow_) return;
+        ++accesses_;
         if (auto f = shadow_->access(who, addr, bytes, write)) report_finding(*block_, *f, who, op, file, line, block);
     }
 
@@ -69,11 +71,20 @@ public:
         known = std::max(known, epoch);
     }
 
+    // A warp instruction begins.
+    void instruction_begin() { accesses_ = 0; }
     // The end of warp `warp`'s instruction number `seq`, executed by `lanes`:
     // a release ends the warp's epoch, and lanes that met at a warp-synchronous
-    // instruction are ordered with each other from here on.
-    void instruction_done(bugs::VectorClock& warp_clock, int warp, uint32_t seq, bool lanes_met, uint32_t lanes) {
+    // instruction are ordered with each other from here on. An instruction
+    // whose row says it touches shared memory must have shown the finders an
+    // access: else its executor forgot them (a simulator bug, not the kernel's).
+    void instruction_done(bugs::VectorClock& warp_clock, int warp, uint32_t seq, bool lanes_met, uint32_t lanes,
+                          bool touches_shared, const char* name) {
         if (!shadow_) return;
+        if (touches_shared && accesses_ == 0)
+            throw std::logic_error(std::string("tklab simulator bug: the executor of ") + name +
+                                   " touched shared memory without showing the bug finders (Hooks::access); see sim/README.md, "
+                                   "\"Adding an instruction\"");
         if (released_) ++warp_clock[size_t(warp)];
         released_ = false;
         if (lanes_met) shadow_->warp_sync(warp, seq, lanes);
@@ -105,6 +116,7 @@ private:
     BlockTrace* trace_ = nullptr;
     bugs::SharedShadow* shadow_ = nullptr;
     bool released_ = false;  // the current instruction released: its warp's epoch ends with it
+    uint32_t accesses_ = 0;  // accesses shown since the instruction began
 };
 
 } // namespace tklab::sim

@@ -48,6 +48,12 @@ struct Instruction {
     bool reads_loaded_registers;  // reads registers a recent load may still be filling (waits on its scoreboard)
     SmemTotal smem_total;
     TraceAux aux;
+    // Reads or writes shared memory as it executes, every time (mbarriers
+    // included): the executor checks that the bug finders were shown at least
+    // one access, so a handler cannot forget them. (Asynchronous writes --
+    // cp.async and TMA landings, wgmma's operand reads -- are shown too, but
+    // not always during the instruction itself.)
+    bool touches_shared;
 
     // Warp-synchronous: the lanes that execute it together are ordered with
     // each other afterwards (the race finder's view), and it waits for every lane it names.

@@ -55,6 +55,7 @@ void Executor::run() {
     seq_ = ++w_.seq;
     site_ = make_site(trace().events[size_t(ev_)].loc, op);
     if (ins.reads_loaded_registers) wait_until(w_.load_ready, w_.load_stall);
+    b_.hooks.instruction_begin();
     switch (ins.family) {
     case Family::shared_memory: shared_memory(op); break;
     case Family::math: math(op); break;
@@ -65,7 +66,8 @@ void Executor::run() {
     }
     // The warp's epoch ends if it released; lanes that executed a
     // warp-synchronous instruction together are ordered from here on.
-    b_.hooks.instruction_done(w_.hb, w_.id, seq_, ins.warp_synchronous(), ins.meet == Meet::member_mask ? mask_ & op0_->mask : mask_);
+    b_.hooks.instruction_done(w_.hb, w_.id, seq_, ins.warp_synchronous(), ins.meet == Meet::member_mask ? mask_ & op0_->mask : mask_,
+                              ins.touches_shared, ins.name);
     finish_event();
     w_.last_op = op;
     w_.last_file = t0_->kfile;
