@@ -91,6 +91,7 @@ std::string agent_name(const Block& b, int agent, int lane) {
     switch (ag.kind(agent)) {
     case bugs::Agents::Kind::warp: return "warp " + std::to_string(owner) + " lane " + std::to_string(lane);
     case bugs::Agents::Kind::copy_engine: return "a bulk copy issued by warp " + std::to_string(owner);
+    case bugs::Agents::Kind::async_copies: return "a cp.async issued by warp " + std::to_string(owner) + " lane " + std::to_string(lane) + ",";
     case bugs::Agents::Kind::tensor_cores:
         return "the wgmma of warpgroup " + std::to_string(owner) + " (warps " + std::to_string(4 * owner) + "-" +
                std::to_string(4 * owner + 3) + "), reading its operands,";
@@ -107,6 +108,17 @@ std::pair<std::string, std::string> race_cause(const Block& b, int earlier, int 
         return {"wgmma reads its shared operands until a wgmma wait retires its group, and no such wait orders the read before this access",
                 "wait for the group (tk::warpgroup::mma_async_wait) before writing the tiles it reads or releasing their stage "
                 "(arrive on the stage's 'empty' mbarrier only after the wait)"};
+    if (e == K::async_copies)
+        return {"a cp.async writes its destination at any moment until a cp.async.wait_group retires its group, and no such "
+                "wait (followed by a barrier, for other warps) orders this access after the copy",
+                "wait for the copy's group (cp.async.wait_group: tk::load_async_wait) and then __syncthreads() before any warp "
+                "touches the tile"};
+    if (n == K::async_copies)
+        return {std::string("the cp.async was issued while the earlier ") + (earlier_writes ? "write" : "read") +
+                    " was not yet ordered before it, and the copy may land at once",
+                "order the buffer's last use before the cp.async that refills it: __syncthreads() between them (in a "
+                "double-buffered loop, the barrier at the end of each step), or, with a producer warp, the readers arrive on "
+                "the stage's 'empty' mbarrier after their last read and the producer waits on it before the copy"};
     if (e == K::copy_engine)
         return {"the bulk copy lands asynchronously, and nothing waited on the mbarrier phase its bytes complete",
                 "wait on the copy's mbarrier (tk::wait with the right phase) before touching the tile"};

@@ -42,11 +42,16 @@ public:
     const bugs::Agents& agents() const { return shadow_->agents(); }
 
     // ---- access: checked against every earlier access, then remembered; a finding throws.
+    // `lands_later`: a write whose data arrives later (cp.async), racing from now on.
     void access(const bugs::Accessor& who, uint32_t addr, uint32_t bytes, bool write, Op op, const char* file, int line,
-                const dim3& block) {
+                const dim3& block, bool lands_later = false) {
         if (!shadow_) return;
         ++accesses_;
-        if (auto f = shadow_->access(who, addr, bytes, write)) report_finding(*block_, *f, who, op, file, line, block);
+        if (auto f = shadow_->access(who, addr, bytes, write, lands_later)) report_finding(*block_, *f, who, op, file, line, block);
+    }
+    // The data of a write shown with `lands_later` is in shared memory now.
+    void landed(uint32_t addr, uint32_t bytes) {
+        if (shadow_) shadow_->landed(addr, bytes);
     }
 
     // ---- release: the warp's clock (`warp_clock`) joins `into`; its epoch ends with the instruction.

@@ -22,7 +22,7 @@ constexpr Instruction kTable[] = {
     {Op::bar_sync,           "bar.sync",                    F::barriers,       M::running,     false,  S::none,      A::none,       false},
     {Op::bar_arrive,         "bar.arrive",                  F::barriers,       M::running,     false,  S::none,      A::none,       false},
     {Op::syncwarp,           "bar.warp.sync",               F::barriers,       M::member_mask, false,  S::none,      A::none,       false},
-    {Op::cp_async,           "cp.async",                    F::global_memory,  M::arrived,     false,  S::none,      A::bytes,      false},
+    {Op::cp_async,           "cp.async",                    F::global_memory,  M::arrived,     false,  S::none,      A::bytes,      smem},
     {Op::cp_async_commit,    "cp.async.commit_group",       F::global_memory,  M::arrived,     false,  S::none,      A::none,       false},
     {Op::cp_async_wait,      "cp.async.wait_group",         F::global_memory,  M::arrived,     false,  S::none,      A::none,       false},
     {Op::mbar_init,          "mbarrier.init",               F::barriers,       M::arrived,     false,  S::none,      A::none,       smem},

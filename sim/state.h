@@ -70,7 +70,11 @@ enum class WarpState { runnable, at_barrier, at_mbarrier, done };
 // cp.async copies: the source as read at issue, landed in shared memory by the
 // wait_group that retires their group.
 struct AsyncCopy { uint32_t smem; uint32_t bytes; uint8_t data[16]; uint8_t lane; uint32_t site; };
-struct AsyncGroup { uint64_t complete = 0; std::vector<AsyncCopy> copies; };
+struct AsyncGroup {
+    uint64_t complete = 0;
+    uint32_t epoch = 0;  // the warp's cp.async agent's epoch for this group (the race finder's)
+    std::vector<AsyncCopy> copies;
+};
 
 struct Warp {
     int id = 0;
@@ -104,6 +108,7 @@ struct Warp {
     uint32_t seq = 0;
     uint32_t copies = 0;                      // bulk copies issued (each its own epoch of the copy engine agent)
     uint32_t wgmma_commits = 0;               // the open wgmma group is epoch wgmma_commits + 1; committed ones count up to it
+    uint32_t cp_async_commits = 0;            // the open cp.async group is epoch cp_async_commits + 1
 };
 
 struct BarrierState {

@@ -61,9 +61,9 @@ __global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
 
         // 7. The next iteration starts copies into the stage just read (k+2
         //    goes where k was): nobody may do that while another warp still
-        //    reads it. (The simulator cannot show this race: cp.async data
-        //    lands at the wait that retires it, which comes after the next
-        //    iteration's barrier. On a GPU it lands whenever it arrives.)
+        //    reads it. (A copy may land at any moment after its issue; the
+        //    race finder reports this barrier missing at the load_async line:
+        //    wrong/no_second_sync.cuh.)
         __syncthreads();
     }
 

@@ -43,23 +43,41 @@ bool SharedShadow::ordered(const AccessRecord& earlier, const Accessor& now) con
     return s.count > kSyncHistory;
 }
 
-std::optional<Finding> SharedShadow::access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write) {
+namespace {
+// The bytes of the 4-byte word at `word` that [addr, end) covers.
+uint8_t byte_mask(uint32_t word, uint32_t addr, uint32_t end) {
+    const uint32_t lo = std::max(word, addr) - word, hi = std::min(word + 4, end) - word;
+    return uint8_t(((1u << hi) - 1) & ~((1u << lo) - 1));
+}
+} // namespace
+
+SharedShadow::Word& SharedShadow::word(uint32_t word_addr) {
+    Word& w = words_[word_addr / 4];
+    if (w.generation != generation_) {
+        w = Word{};
+        w.generation = generation_;
+    }
+    return w;
+}
+
+std::optional<Finding> SharedShadow::access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write, bool lands_later) {
     std::optional<Finding> found;
     const uint32_t end = addr + bytes;
     for (uint32_t a = addr & ~3u; a < end; a += 4) {
-        const uint32_t lo = std::max(a, addr) - a, hi = std::min(a + 4, end) - a;
-        const uint8_t mask = uint8_t(((1u << hi) - 1) & ~((1u << lo) - 1));
-        auto f = access_word(words_[a / 4], who, a, mask, write);
+        auto f = access_word(word(a), who, a, byte_mask(a, addr, end), write, lands_later);
         if (f && !found) found = f;
     }
     return found;
 }
 
-std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write) {
-    if (w.generation != generation_) {
-        w = Word{};
-        w.generation = generation_;
-    }
+void SharedShadow::landed(uint32_t addr, uint32_t bytes) {
+    if (!uninit_) return;
+    const uint32_t end = addr + bytes;
+    for (uint32_t a = addr & ~3u; a < end; a += 4) word(a).written |= byte_mask(a, addr, end);
+}
+
+std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write,
+                                                 bool lands_later) {
     std::optional<Finding> found;
     auto first_byte = [&](uint8_t m) { return word_addr + uint32_t(__builtin_ctz(m)); };
     if (uninit_ && !write && (w.written & mask) != mask) {
@@ -68,7 +86,7 @@ std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, u
         f.addr = first_byte(uint8_t(mask & ~w.written));
         found = f;
     }
-    if (write) w.written |= mask;
+    if (write && !lands_later) w.written |= mask;
     if (!races_) return found;
 
     const AccessRecord now{who.epoch, who.seq, who.site, uint16_t(who.agent), uint8_t(who.lane), mask};

@@ -59,8 +59,12 @@ public:
     void warp_sync(int w, uint32_t seq, uint32_t mask);
 
     // Checks, then records, an access of `bytes` bytes at `addr`. Returns the
-    // first problem found (the access is still recorded).
-    std::optional<Finding> access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write);
+    // first problem found (the access is still recorded). A write whose data
+    // `lands_later` (a cp.async: racing from its issue) leaves the bytes
+    // unwritten for the uninitialised-read finder until landed() says so.
+    std::optional<Finding> access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write, bool lands_later = false);
+    // The data of such a write is in shared memory now.
+    void landed(uint32_t addr, uint32_t bytes);
 
     const Agents& agents() const { return agents_; }
 
@@ -76,7 +80,8 @@ private:
     struct WarpSyncs { SyncPoint ring[kSyncHistory]; size_t count = 0; };
 
     bool ordered(const AccessRecord& earlier, const Accessor& now) const;
-    std::optional<Finding> access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write);
+    std::optional<Finding> access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write, bool lands_later);
+    Word& word(uint32_t word_addr);  // this block's record of the word (older blocks' are forgotten)
 
     std::vector<Word> words_;
     std::vector<WarpSyncs> syncs_;

@@ -1,6 +1,9 @@
 // Global memory: ld.global / st.global (a fixed latency, long_scoreboard),
 // and cp.async with its commit and wait groups. A cp.async reads its source
-// at issue and lands in shared memory at the wait_group that retires it.
+// at issue and lands in shared memory at the wait_group that retires it; to
+// the race finder it writes its destination from its issue on (the GPU may
+// land it at any moment until that wait), as the warp's cp.async agent, whose
+// epoch the wait acquires.
 #include "sim/exec/executor.h"
 
 #include <algorithm>
@@ -13,6 +16,7 @@ void Executor::global_memory(Op op) {
     case Op::ld_global: case Op::st_global: global_access(op); break;
     case Op::cp_async: cp_async(); break;
     case Op::cp_async_commit:
+        w_.open.epoch = ++w_.cp_async_commits;
         w_.groups.push_back(std::move(w_.open));
         w_.open = {};
         w_.clock = t_ + cost_.issue_cycles;
@@ -45,6 +49,12 @@ void Executor::cp_async() {
         check_shared(b_, lane(l), o.addr, bytes, "cp.async destination");
         const Allocation& src = check_global(lane(l), o.gptr, bytes, "cp.async source");
         check_global_written(lane(l), src, uintptr_t(o.gptr), bytes, "a cp.async source read");
+        // The write races from now on: by the warp's cp.async agent, in the
+        // open group's epoch, knowing what the warp knows at issue.
+        if (b_.hooks.finders_on()) {
+            const bugs::Accessor copy{b_.hooks.agents().async_copies(w_.id), l, w_.cp_async_commits + 1, 0, &w_.hb, site_};
+            b_.hooks.access(copy, o.addr, bytes, true, Op::cp_async, lane(l).kfile, lane(l).kline, lane(l).ids.block, true);
+        }
         AsyncCopy c{o.addr, bytes, {}, uint8_t(l), site_};
         std::memcpy(c.data, o.gptr, bytes);  // the source as it is at issue
         w_.open.copies.push_back(c);
@@ -58,17 +68,13 @@ void Executor::cp_async_wait() {
     while (w_.groups.size() > keep) {
         AsyncGroup& g = w_.groups.front();
         wait_until(g.complete, Stall::long_scoreboard);
+        // The data lands here (the race finder saw the write at issue); the
+        // warp now knows the group's copies are done.
         for (const AsyncCopy& c : g.copies) {
-            // The copy's write happens here, where the simulator lands it,
-            // and is the issuing lane's, named by the cp.async's line.
-            if (b_.hooks.finders_on()) {
-                bugs::Accessor who = lane_accessor(c.lane);
-                who.site = c.site;
-                const auto [file, line] = site_line(b_, c.site);
-                b_.hooks.access(who, c.smem, c.bytes, true, Op::cp_async, file, line, t0_->ids.block);
-            }
+            b_.hooks.landed(c.smem, c.bytes);
             std::memcpy(b_.smem + c.smem, c.data, c.bytes);
         }
+        if (b_.hooks.finders_on()) b_.hooks.acquire_epoch(w_.hb, b_.hooks.agents().async_copies(w_.id), g.epoch);
         w_.groups.erase(w_.groups.begin());
     }
     w_.clock = t_ + cost_.issue_cycles;

@@ -1,14 +1,11 @@
 // Lesson 5's check, checked: the solution passes, the exercise as shipped
 // fails on the goal (it is right, and synchronous), and every known-wrong
 // kernel in lessons/05_async_copies/wrong/ fails with the message its first
-// line ("// expect: TEXT") promises.
-//
-// Not among them: a missing __syncthreads(). Without the first barrier of
-// the loop the race finder stops the kernel (an ldmatrix reads a copy's
-// destination with nothing ordering the two). Without the second the check
-// passes: cp.async data lands in shared memory at the wait that retires it,
-// after the next barrier, which orders it after the other warps' reads;
-// lessons/05_async_copies/README.md says so.
+// line ("// expect: TEXT") promises. Among them the second __syncthreads()
+// missing (no_second_sync.cuh): the race finder counts a cp.async's
+// destination as written from its issue, so the next step's copies race the
+// reads they overtake. (Without the first barrier an ldmatrix reads a copy's
+// destination with nothing ordering the two.)
 #include <catch2/catch.hpp>
 
 #include "support/known_wrong.h"
@@ -22,6 +19,7 @@
 #include "lessons/05_async_copies/wrong/empty.cuh"
 #include "lessons/05_async_copies/wrong/last_step_unwaited.cuh"
 #include "lessons/05_async_copies/wrong/next_tile_k.cuh"
+#include "lessons/05_async_copies/wrong/no_second_sync.cuh"
 #include "lessons/05_async_copies/wrong/no_wait.cuh"
 #include "lessons/05_async_copies/wrong/wait_all.cuh"
 #include "sim/simulator.h"
@@ -45,6 +43,8 @@ const KnownWrong known_wrong[] = {
      "no_wait.cuh:37: error: read of shared memory nothing wrote"},
     {"wrong/last_step_unwaited.cuh", lesson05::wrong_last_step_unwaited::kernel, "error",
      "last_step_unwaited.cuh:35: error: read of shared memory nothing wrote"},
+    {"wrong/no_second_sync.cuh", lesson05::wrong_no_second_sync::kernel, "error",
+     "no_second_sync.cuh:36: error: shared-memory race (write after read)"},
     {"wrong/wait_all.cuh", lesson05::wrong_wait_all::kernel, "goal",
      "warps spent 34.8% of their time waiting for global memory"},
 };

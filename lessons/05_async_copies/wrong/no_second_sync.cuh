@@ -1,0 +1,57 @@
+// expect: no_second_sync.cuh:36: error: shared-memory race (write after read)
+// Known wrong: the solution without its second __syncthreads(), the one at
+// the end of each k-step. The next step's load_async starts cp.async copies
+// into the stage this step read, while a slower warp may still be reading
+// it: on a GPU a copy can land at any moment after its issue. The race
+// finder treats a cp.async's destination as written from its issue until
+// the wait that retires it, so it names the copy's line and the read it
+// overtakes.
+#pragma once
+#include "tk/tk.h"
+#include "lessons/05_async_copies/lesson.cuh"
+
+namespace lesson05::wrong_no_second_sync {
+
+using namespace tk;
+
+__global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
+    shared_allocator al;
+    tile* a_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
+    tile* b_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
+
+    const int block_row = int(blockIdx.y), block_col = int(blockIdx.x);
+    const int warp_row = warpid() / 2, warp_col = warpid() % 2;
+    const int k_steps = A.cols / kBlock;
+
+    rt_fl<32, 32> acc;
+    zero(acc);
+
+    group<kWarps>::load_async(*a_s[0], A, {0, 0, block_row, 0});
+    group<kWarps>::load_async(*b_s[0], B, {0, 0, 0, block_col});
+
+    for (int k = 0; k < k_steps; ++k) {
+        const int cur = k % 2;
+
+        if (k + 1 < k_steps) {
+            group<kWarps>::load_async(*a_s[1 - cur], A, {0, 0, block_row, k + 1});
+            group<kWarps>::load_async(*b_s[1 - cur], B, {0, 0, k + 1, block_col});
+            load_async_wait<2>();
+        } else {
+            load_async_wait<0>();
+        }
+
+        __syncthreads();
+
+        rt_bf<32, kBlock> a;
+        rt_bf<kBlock, 32, col_l> b;
+        load(a, subtile<32, kBlock>(*a_s[cur], warp_row, 0));
+        load(b, subtile<kBlock, 32>(*b_s[cur], 0, warp_col));
+        mma_AB(acc, a, b, acc);
+        // missing: __syncthreads(). The next step's cp.async refills this
+        // stage while other warps may still be reading it.
+    }
+
+    store(C, acc, {0, 0, 2 * block_row + warp_row, 2 * block_col + warp_col});
+}
+
+} // namespace lesson05::wrong_no_second_sync
