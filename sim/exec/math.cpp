@@ -99,7 +99,15 @@ void Executor::shfl() {
         case ShflMode::down: src = l + b <= 31 ? l + b : l; break;
         case ShflMode::bfly: src = l ^ (b & 31); break;
         }
-        // Reading a lane outside the exchange is undefined on the GPU; keep our own value.
+        // Reading a lane outside the exchange is undefined on the GPU: a
+        // misuse (with the sync finder off, the lane keeps its own value).
+        if (!(mask_ >> src & 1) && b_.checks.sync)
+            fault_kind(ErrorKind::sync_misuse, lane(l),
+                       "shfl.sync: lane " + std::to_string(l) + " reads lane " + std::to_string(src) + ", which its member mask " +
+                           hex(o.mask) + " leaves out" + (w_.exists >> src & 1 ? "" : " (this warp has no such lane)") +
+                           ": the value it gets is undefined on the GPU",
+                       "name in the member mask every lane the shuffle reads from (for a half-warp mask, keep the xor offset "
+                       "or the source lane inside that half), or shuffle with the full mask");
         o.data[0] = (mask_ >> src & 1) ? in[src] : in[l];
     });
     note_load(t_ + cost_.shfl_latency, Stall::short_scoreboard);

@@ -174,6 +174,32 @@ TEST_CASE("divergence: a shfl with a member mask of the lanes that reach it work
     CHECK(shfls == 1);
 }
 
+// A half-warp shuffle whose xor offset reaches into the other half reads
+// lanes its member mask leaves out: undefined on the GPU, a misuse here.
+__global__ void shfl_outside_mask_kernel(uint32_t* out, int offset) {
+    uint32_t v = uint32_t(tk::laneid()) * 7u + 3u;
+    if (tk::laneid() < 16) { g_line_a = __LINE__; v = tk::arch::shfl_xor(0x0000ffffu, v, offset); }
+    const uint32_t w[1] = {v};
+    tk::arch::st_global<1>(out + tk::laneid(), w);
+}
+
+TEST_CASE("bug finders: a shfl that reads a lane outside its member mask is a misuse", "[sim][bug_finders]") {
+    tk::device_buffer<uint32_t> out(32, "out");
+    // Offset 1 stays inside the half: every lane gets its neighbour's value.
+    tk::launch("shfl_inside_mask", shfl_outside_mask_kernel, dim3(1), dim3(32), 0, out.data(), 1);
+    const auto got = out.download();
+    for (uint32_t l = 0; l < 32; ++l) CHECK(got[l] == (l < 16 ? (l ^ 1u) : l) * 7u + 3u);
+    // Offset 16 reads lanes 16-31, which mask 0x0000ffff leaves out.
+    try {
+        tk::launch("shfl_outside_mask", shfl_outside_mask_kernel, dim3(1), dim3(32), 0, out.data(), 16);
+        FAIL("the shuffle outside its mask was not reported");
+    } catch (const SimError& e) {
+        CHECK(e.kind == ErrorKind::sync_misuse);
+        CHECK(e.line == g_line_a.load());
+        CHECK_THAT(std::string(e.what()), Contains("lane 0 reads lane 16") && Contains("0xffff") && Contains("undefined"));
+    }
+}
+
 // Half the warp enters an mma; the other half waits at a __syncwarp after it.
 __global__ void mma_half_warp_kernel() {
     tk::rt_bf<16, 16> a;
