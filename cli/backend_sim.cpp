@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <iostream>
 #include <memory>
@@ -62,6 +63,11 @@ std::string human_bytes(uint64_t b) {
 
 } // namespace
 
+// What to do when the trace file cannot be written.
+constexpr const char* kTraceWriteFix =
+    "write the trace into a folder that exists and has room (--trace PATH), raise the file size limit (ulimit -f), or "
+    "record less (--timeline-blocks none)";
+
 // In the simulator: runs, checks, records the trace and prints the report.
 int cmd_run(const RunArgs& a) {
     const auto& p = find_or_fail(a.name);
@@ -94,7 +100,7 @@ int cmd_run(const RunArgs& a) {
     try {
         rec = std::make_unique<tklab::sim::TraceRecorder>(ro);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        std::fprintf(stderr, "%s: error: %s\n  fix: %s\n", kTool, e.what(), kTraceWriteFix);
         return 1;
     }
     bool ok = true;
@@ -124,7 +130,7 @@ int cmd_run(const RunArgs& a) {
     try {
         rec->close();
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        if (rec->write_error().empty()) std::fprintf(stderr, "%s: %s\n", kTool, e.what());  // a write error is said below
         ok = false;
     }
     tklab::trace::write_report(std::cout, rec->trace(), {use_color(stdout, a.color), a.top});
@@ -133,6 +139,13 @@ int cmd_run(const RunArgs& a) {
     for (const auto& l : rec->trace().launches)
         if (l.summary) instructions += l.summary->warp_instructions;
     std::fprintf(stderr, "%s: simulated %llu warp instructions in %.2f s\n", kTool, (unsigned long long)instructions, secs);
+    if (const std::string err = rec->write_error(); !err.empty()) {
+        std::fprintf(stderr,
+                     "%s: error: %s. The trace is incomplete: `tklab report --salvage %s` reads what was written before.\n"
+                     "  fix: %s\n",
+                     kTool, err.c_str(), a.trace.c_str(), kTraceWriteFix);
+        return 1;
+    }
     if (!a.trace.empty())
         std::fprintf(stderr, "%s: wrote %s (%s, %.1f bytes per warp instruction); `tklab report %s` shows this again\n", kTool,
                      a.trace.c_str(), human_bytes(rec->bytes_written()).c_str(),
@@ -176,6 +189,12 @@ int cmd_fidelity(const std::string& sim_file, const std::string& gpu_file, const
 }
 
 int cmd_export(const std::string& file, const std::string& out, bool salvage, bool instructions) {
+    std::error_code ec;
+    if (std::filesystem::equivalent(file, out, ec)) {
+        std::fprintf(stderr, "%s: export: %s is the trace being read; writing it would overwrite the input.\n  fix: name another "
+                     "output file, e.g. %s.chrome.json\n", kTool, out.c_str(), file.c_str());
+        return 2;
+    }
     auto l = load_or_fail(file, salvage);
     std::ofstream o(out, std::ios::binary);
     if (!o) {

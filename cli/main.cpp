@@ -5,6 +5,7 @@
 // registered kernels on the GPU and times them. What they share is here and
 // in cli/common.cpp; what differs is in cli/backend_sim.cpp (tklab) and
 // cli/backend_gpu.cpp (tklab_gpu), one of which CMake builds into each.
+#include <csignal>
 #include <algorithm>
 #include <cstdio>
 #include <iostream>
@@ -39,6 +40,9 @@ int cmd_list() {
 } // namespace
 
 int main(int argc, char** argv) {
+    // A file size limit (ulimit -f) must fail the write that passes it, which
+    // tklab reports, rather than kill the process.
+    std::signal(SIGXFSZ, SIG_IGN);
     const tklab::cli::ParsedCommandLine pc = tklab::cli::parse_command_line(argc, argv);
     if (pc.exits) {
         std::cout << pc.out << std::flush;

@@ -47,6 +47,9 @@ public:
     // timeline blocks' events.
     const trace::Trace& trace() const { return trace_; }
     uint64_t bytes_written() const { return writer_ ? writer_->bytes() : 0; }
+    // Why writing the file failed ("" when it did not): the run goes on being
+    // recorded in memory, and the file keeps what was written before.
+    std::string write_error() const { return writer_ ? writer_->error() : std::string(); }
 
     // Observer
     void launch_begin(const RunResult& r, const CostModel& cost) override;

@@ -38,7 +38,8 @@ json gpu_stalls_record(const GpuStalls& s);
 GpuStalls gpu_stalls_of(const json& r, const std::string& path);
 
 // Writes a trace as a stream: header first, then records as they come, each
-// flushed at once, so a run that dies leaves every record written before.
+// flushed at once, so a run that dies leaves every record written before (a
+// regular file under a temporary name beside it: see writing_path_).
 class Writer {
 public:
     explicit Writer(const std::string& path);  // throws TraceError when the file cannot be created
@@ -46,20 +47,32 @@ public:
     Writer(const Writer&) = delete;
     Writer& operator=(const Writer&) = delete;
 
+    // Each throws TraceError on the first failed write (a full disk, a file
+    // size limit); after that the writer is failed(): later calls write
+    // nothing and throw nothing, so an error handler may still call them.
     void begin(const Trace& t);   // format, version and header
     void record(const json& r);
-    void close();                 // the end record, then the closing brackets
+    void close();                 // the end record, then the closing brackets; the file then takes its name
     uint64_t bytes() const { return bytes_; }
     const std::string& path() const { return path_; }
+    bool failed() const { return !error_.empty(); }
+    const std::string& error() const { return error_; }  // what failed, "" when nothing did
 
 private:
     void put(const void* p, size_t n);
+    void fail(const std::string& what);  // remembers the error, keeps what was written, throws
     std::string path_;
+    // A regular file is written under a temporary name beside it and renamed
+    // when closed (or when a write fails, so --salvage reads the prefix): two
+    // runs writing one path leave one run's whole file, never a mix. A
+    // device or a pipe (/dev/null, a FIFO) is written in place.
+    std::string writing_path_;
     Encoding enc_;
     std::FILE* f_ = nullptr;
     bool first_ = true, closed_ = false;
     uint64_t bytes_ = 0;
     std::string buf_;
+    std::string error_;
 };
 
 // Writes a whole in-memory trace, in the order a recorder streams it.

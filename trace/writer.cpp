@@ -5,7 +5,11 @@
 // in CBOR, which keeps a binary trace far below 100 bytes per instruction.
 #include "trace/codec.h"
 
+#include <unistd.h>
+
+#include <atomic>
 #include <cerrno>
+#include <filesystem>
 #include <cmath>
 #include <cstring>
 
@@ -275,8 +279,19 @@ json gpu_stalls_record(const GpuStalls& s) {
 
 // ---------------------------------------------------------------- writer
 
-Writer::Writer(const std::string& path) : path_(path), enc_(encoding_of(path)) {
-    f_ = std::fopen(path.c_str(), "wb");
+namespace {
+// Where a trace for `path` is written until it is closed.
+std::string writing_path_for(const std::string& path) {
+    std::error_code ec;
+    const auto st = std::filesystem::status(path, ec);  // follows a link to its target
+    if (!ec && std::filesystem::exists(st) && !std::filesystem::is_regular_file(st)) return path;
+    static std::atomic<unsigned> count{0};  // two writers in one process get two names too
+    return path + ".partial-" + std::to_string(::getpid()) + "-" + std::to_string(count++);
+}
+} // namespace
+
+Writer::Writer(const std::string& path) : path_(path), writing_path_(writing_path_for(path)), enc_(encoding_of(path)) {
+    f_ = std::fopen(writing_path_.c_str(), "wb");
     if (!f_) throw TraceError(path + ": cannot create the trace file (" + std::strerror(errno) + ")");
 }
 
@@ -284,9 +299,19 @@ Writer::~Writer() {
     try { close(); } catch (...) {}
 }
 
+void Writer::fail(const std::string& what) {
+    error_ = path_ + ": " + what + " after " + std::to_string(bytes_) + " bytes (" + std::strerror(errno) + ")";
+    // What reached the disk keeps the trace's name: `tklab report --salvage` reads its complete records.
+    std::fclose(f_);
+    f_ = nullptr;
+    closed_ = true;
+    if (writing_path_ != path_) std::rename(writing_path_.c_str(), path_.c_str());
+    throw TraceError(error_);
+}
+
 void Writer::put(const void* p, size_t n) {
-    if (n && std::fwrite(p, 1, n, f_) != n)
-        throw TraceError(path_ + ": write failed after " + std::to_string(bytes_) + " bytes (" + std::strerror(errno) + ")");
+    if (failed() || !f_) return;
+    if (n && std::fwrite(p, 1, n, f_) != n) fail("write failed");
     bytes_ += n;
 }
 
@@ -311,10 +336,11 @@ void Writer::begin(const Trace& t) {
         out.push_back(0x9f);
         put(out.data(), out.size());
     }
-    std::fflush(f_);
+    if (f_ && std::fflush(f_) != 0) fail("write failed");
 }
 
 void Writer::record(const json& r) {
+    if (failed()) return;
     if (enc_ == Encoding::json) {
         buf_ = (first_ ? "\n" : ",\n") + r.dump();
         put(buf_.data(), buf_.size());
@@ -323,18 +349,29 @@ void Writer::record(const json& r) {
         put(v.data(), v.size());
     }
     first_ = false;
-    std::fflush(f_);
+    if (f_ && std::fflush(f_) != 0) fail("write failed");
 }
 
 void Writer::close() {
     if (closed_ || !f_) return;
-    closed_ = true;
     record(json{{"type", "end"}});
     if (enc_ == Encoding::json) put("\n]}\n", 4);
     else put("\xff", 1);
-    const bool ok = std::fclose(f_) == 0;
+    if (std::fclose(f_) != 0) {
+        f_ = nullptr;
+        const int e = errno;
+        closed_ = true;
+        if (writing_path_ != path_) std::rename(writing_path_.c_str(), path_.c_str());
+        errno = e;
+        error_ = path_ + ": closing the trace file failed after " + std::to_string(bytes_) + " bytes (" + std::strerror(e) + ")";
+        throw TraceError(error_);
+    }
     f_ = nullptr;
-    if (!ok) throw TraceError(path_ + ": closing the trace file failed (" + std::strerror(errno) + ")");
+    closed_ = true;
+    if (writing_path_ != path_ && std::rename(writing_path_.c_str(), path_.c_str()) != 0) {
+        error_ = path_ + ": could not give the trace its name (" + std::strerror(errno) + "); it is in " + writing_path_;
+        throw TraceError(error_);
+    }
 }
 
 void write_trace(const std::string& path, const Trace& t) {
