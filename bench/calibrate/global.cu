@@ -1,0 +1,229 @@
+// Global memory: load latency that hits L1, L2 and DRAM (pointer chases over
+// a random single cycle of 128-byte lines), DRAM and L2 read bandwidth for
+// one SM and for the whole GPU, and cp.async (16 B) latency.
+#include <numeric>
+#include <random>
+#include "common.h"
+
+namespace cal {
+namespace {
+
+constexpr size_t kLine = 128;  // one node of a chase per 128-byte line
+
+// Node i (at byte i * 128) holds the address of node next[i].
+__global__ void scatter_chain(uint64_t* base, const uint32_t* next, size_t nodes) {
+    for (size_t i = blockIdx.x * size_t(blockDim.x) + threadIdx.x; i < nodes; i += size_t(gridDim.x) * blockDim.x)
+        base[i * (kLine / 8)] = reinterpret_cast<uint64_t>(base + size_t(next[i]) * (kLine / 8));
+}
+
+// One thread follows the chain: `warm` untimed steps, then `steps` timed.
+// CG: ld.global.cg (L2, not L1); else ld.global.ca (L1 allocating).
+template <bool CG>
+__global__ void global_chase(uint64_t start, int warm, int steps, long long* out, uint32_t* sink) {
+    uint64_t p = start;
+    for (int i = 0; i < warm; ++i) {
+        if constexpr (CG) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p)::"memory");
+        else asm volatile("ld.global.ca.u64 %0, [%0];" : "+l"(p)::"memory");
+    }
+    const long long t0 = clk();
+    for (int i = 0; i < steps; i += 8) {
+#pragma unroll
+        for (int u = 0; u < 8; ++u) {
+            if constexpr (CG) asm volatile("ld.global.cg.u64 %0, [%0];" : "+l"(p)::"memory");
+            else asm volatile("ld.global.ca.u64 %0, [%0];" : "+l"(p)::"memory");
+        }
+    }
+    const long long t1 = clk();
+    out[0] = t1 - t0;
+    sink[0] = uint32_t(p);
+}
+
+// A single random cycle (Sattolo's algorithm) over the lines of `bytes` at
+// `base`; returns the address of node 0.
+uint64_t build_chain(Ctx& c, char* base, size_t bytes, uint32_t seed) {
+    const size_t nodes = bytes / kLine;
+    std::vector<uint32_t> perm(nodes);
+    std::iota(perm.begin(), perm.end(), 0u);
+    std::mt19937_64 rng(seed);
+    for (size_t i = nodes - 1; i > 0; --i) std::swap(perm[i], perm[std::uniform_int_distribution<size_t>(0, i - 1)(rng)]);
+    // perm as a cycle: node perm[k] -> perm[k+1]
+    std::vector<uint32_t> next(nodes);
+    for (size_t k = 0; k < nodes; ++k) next[perm[k]] = perm[(k + 1) % nodes];
+    uint32_t* d_next = nullptr;
+    CK(cudaMalloc(&d_next, nodes * 4));
+    CK(cudaMemcpy(d_next, next.data(), nodes * 4, cudaMemcpyHostToDevice));
+    scatter_chain<<<c.sms * 4, 256>>>(reinterpret_cast<uint64_t*>(base), d_next, nodes);
+    CK_LAUNCH();
+    CK(cudaFree(d_next));
+    (void)c;
+    return reinterpret_cast<uint64_t>(base);
+}
+
+__global__ void __launch_bounds__(1024, 1) stream_read(const uint4* src, size_t n16, int warm, int passes, long long* out, uint32_t* sink);
+
+// Reads a 256 MiB buffer of its own, so the L2 (50 MB) holds none of the chain.
+void flush_l2(Ctx& c) {
+    static char* buf = nullptr;
+    const size_t bytes = size_t(256) << 20;
+    if (!buf) {
+        CK(cudaMalloc(&buf, bytes));
+        CK(cudaMemset(buf, 1, bytes));
+    }
+    stream_read<<<c.sms * 2, 1024>>>(reinterpret_cast<const uint4*>(buf), bytes / 16, 0, 1, c.d_out + 16, c.d_sink);
+    CK_LAUNCH();
+}
+
+// Mean latency per load of a chase. A cold run flushes the L2 first and
+// starts at a random node of the cycle (lines no earlier run visited, most
+// likely).
+template <bool CG>
+double chase(Ctx& c, char* base, size_t bytes, int warm, int steps, bool cold) {
+    const uint64_t start = build_chain(c, base, bytes, 12345u + uint32_t(bytes >> 20));
+    std::mt19937 rng(7);
+    const size_t nodes = bytes / kLine;
+    return median_runs(5, [&] {
+        if (cold) flush_l2(c);
+        const uint64_t s = cold ? start + (rng() % nodes) * kLine : start;
+        global_chase<CG><<<1, 1>>>(s, warm, steps, c.d_out, c.d_sink);
+        CK_LAUNCH();
+        return double(c.fetch(1)[0]) / steps;
+    });
+}
+
+// Streaming read, 16 bytes per lane, 4 independent loads in flight per
+// thread (ld.global.cg: from L2, not L1): `warm` then `passes` sweeps over
+// n16 16-byte words (a power of two), flattened so that every thread always
+// has 4 loads in flight. Block 0's thread 0 records the cycles and ns of the
+// timed sweeps (the one-SM figures); a whole-GPU run is timed with events.
+__global__ void __launch_bounds__(1024, 1) stream_read(const uint4* src, size_t n16, int warm, int passes, long long* out, uint32_t* sink) {
+    const size_t tid = blockIdx.x * size_t(blockDim.x) + threadIdx.x, stride = size_t(gridDim.x) * blockDim.x, mask = n16 - 1;
+    uint32_t x = 0;
+    auto sweep = [&](size_t total) {
+        size_t k = tid;
+        for (; k + 3 * stride < total; k += 4 * stride) {
+            const uint4 a = __ldcg(src + (k & mask)), b = __ldcg(src + ((k + stride) & mask));
+            const uint4 c = __ldcg(src + ((k + 2 * stride) & mask)), d = __ldcg(src + ((k + 3 * stride) & mask));
+            x ^= a.x ^ a.y ^ a.z ^ a.w ^ b.x ^ b.y ^ b.z ^ b.w ^ c.x ^ c.y ^ c.z ^ c.w ^ d.x ^ d.y ^ d.z ^ d.w;
+        }
+        for (; k < total; k += stride) { const uint4 a = __ldcg(src + (k & mask)); x ^= a.x ^ a.y ^ a.z ^ a.w; }
+    };
+    sweep(size_t(warm) * n16);
+    __syncthreads();
+    const long long t0 = clk();
+    const unsigned long long g0 = gtime_ns();
+    sweep(size_t(passes) * n16);
+    __syncthreads();
+    if (blockIdx.x == 0 && threadIdx.x == 0) out[0] = clk() - t0, out[1] = (long long)(gtime_ns() - g0);
+    if (x == 0x9e3779b9u) sink[0] = x;  // practically never: keeps the loads alive, writes nothing
+}
+
+// cp.async.cg 16 B per lane, a whole warp (512 contiguous bytes): clock,
+// issue, commit, wait_group 0, clock. Each rep reads src + offsets[rep].
+__global__ void cp_async_latency(const char* src, const unsigned long long* offsets, int reps, bool prewarm, long long* out) {
+    __shared__ __align__(16) char buf[512];
+    const int lane = threadIdx.x;
+    if (prewarm)  // bring the lines into L2 (ld.global.cg), so the copies hit there
+        for (int r = 0; r < reps; ++r) {
+            uint4 v = __ldcg(reinterpret_cast<const uint4*>(src + offsets[r]) + lane);
+            if (v.x == 0x9e3779b9u) buf[lane] = 1;
+        }
+    __syncwarp();
+    for (int r = 0; r < reps; ++r) {
+        const char* g = src + offsets[r] + lane * 16;
+        const uint32_t s = smem_u32(buf + lane * 16);
+        const long long t0 = clk();
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;\n\tcp.async.commit_group;\n\tcp.async.wait_group 0;" ::"r"(s), "l"(g) : "memory");
+        const long long t1 = clk();
+        if (lane == 0) out[r] = t1 - t0;
+        __syncwarp();
+    }
+}
+
+double cp_async_cycles(Ctx& c, bool warm) {
+    const int reps = 64;
+    std::vector<unsigned long long> off(reps);
+    std::mt19937_64 rng(warm ? 1 : 2);
+    unsigned long long* d_off = nullptr;
+    CK(cudaMalloc(&d_off, reps * sizeof(unsigned long long)));
+    double v = median_runs(5, [&] {
+        for (auto& o : off) o = warm ? 0 : (rng() % (c.big_bytes / 512)) * 512;  // warm: one line pair, again and again
+        CK(cudaMemcpy(d_off, off.data(), reps * sizeof(unsigned long long), cudaMemcpyHostToDevice));
+        cp_async_latency<<<1, 32>>>(c.d_big, d_off, reps, warm, c.d_out);
+        CK_LAUNCH();
+        auto r = c.fetch(reps);
+        return median(std::vector<double>(r.begin() + (warm ? 1 : 0), r.end()));
+    });
+    CK(cudaFree(d_off));
+    return v;
+}
+
+} // namespace
+
+void run_global(Ctx& c) {
+    std::printf("global memory\n");
+    char m[256];
+    const int steps = 2048;
+    // L1: 16 KiB, warmed in the kernel (one pass), ld.global.ca
+    c.add("global.latency_l1_hit", chase<false>(c, c.d_small, 16 << 10, 256, steps, false), "cycles",
+          "pointer chase, one thread, ld.global.ca over a random cycle of 128 lines (16 KiB), warmed in the kernel; cycles per load", 15, 120);
+    // L2: 4 MiB, ld.global.cg, warmed in the kernel
+    c.add("global.latency_l2_hit", chase<true>(c, c.d_small, 4 << 20, 4 << 20 >> 7, steps, false), "cycles",
+          "pointer chase, one thread, ld.global.cg over a random cycle of 32768 lines (4 MiB, in L2), warmed in the kernel; cycles per load", 100, 1000);
+    std::snprintf(m, sizeof m, "pointer chase, one thread, ld.global.cg over a random cycle of lines in %s (L2 is %d MB), cold, %d loads; cycles per load",
+                  "256 MiB", c.prop.l2CacheSize >> 20, steps);
+    c.add("global.latency_dram", chase<true>(c, c.d_big, size_t(256) << 20, 0, steps, true), "cycles", m, 250, 2500);
+    std::snprintf(m, sizeof m, "as global.latency_dram over 2 GiB: adds the misses of the address translation caches (TLB)");
+    c.add("global.latency_dram_2GiB", chase<true>(c, c.d_big, c.big_bytes, 0, steps, true), "cycles", m, 250, 4000);
+
+    c.add("cp_async.latency_l2", cp_async_cycles(c, true), "cycles",
+          "one warp, cp.async.cg 16 B per lane (512 contiguous bytes, in L2): clock, issue, commit, wait_group 0, clock; median of 63", 100, 1200);
+    c.add("cp_async.latency_dram", cp_async_cycles(c, false), "cycles",
+          "as cp_async.latency_l2, each rep 512 bytes at a random place in 2 GiB (not in L2); median of 64", 250, 3000);
+
+    // Bandwidth. Whole GPU: 2 blocks of 1024 threads per SM, events around the launch.
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    auto whole_gpu = [&](const char* src, size_t bytes, int passes, double& mhz) {
+        double gbs = median_runs(5, [&] {
+            CK(cudaEventRecord(e0));
+            stream_read<<<c.sms * 2, 1024>>>(reinterpret_cast<const uint4*>(src), bytes / 16, 0, passes, c.d_out, c.d_sink);
+            CK(cudaEventRecord(e1));
+            CK_LAUNCH();
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            auto r = c.fetch(2);
+            mhz = double(r[0]) / double(r[1]) * 1e3;
+            return double(bytes) * passes / (ms * 1e-3) / 1e9;
+        });
+        return gbs;
+    };
+    double mhz = c.mhz;
+    const double dram = whole_gpu(c.d_big, c.big_bytes, 1, mhz);
+    c.add("global.dram_read_GBps", dram, "GB/s",
+          "whole GPU, 2 x 1024 threads per SM stream 2 GiB once (16 B ld.global.cg, 4 in flight per thread); bytes / event time; median of 5", 0.3 * c.dram_peak_gbps, 1.02 * c.dram_peak_gbps);
+    std::snprintf(m, sizeof m, "global.dram_read_GBps / SMs / SM clock in that kernel (%.0f MHz)", mhz);
+    c.add("global.dram_bytes_per_cycle_per_sm", dram * 1e9 / (mhz * 1e6) / c.sms, "B/cycle/SM", m, 4, 32);
+    const double l2 = whole_gpu(c.d_small, c.small_bytes, 200, mhz);
+    c.add("global.l2_read_GBps", l2, "GB/s",
+          "whole GPU, 2 x 1024 threads per SM read an 8 MiB buffer (in L2) 200 times (16 B ld.global.cg); bytes / event time; median of 5", 2000, 20000);
+    std::snprintf(m, sizeof m, "global.l2_read_GBps / SMs / SM clock in that kernel (%.0f MHz)", mhz);
+    c.add("global.l2_bytes_per_cycle_per_sm", l2 * 1e9 / (mhz * 1e6) / c.sms, "B/cycle/SM", m, 8, 128);
+
+    // One SM alone: one block of 1024 threads, cycles counted in the kernel.
+    auto one_sm = [&](const char* src, size_t bytes, int warm, int passes) {
+        return median_runs(5, [&] {
+            stream_read<<<1, 1024>>>(reinterpret_cast<const uint4*>(src), bytes / 16, warm, passes, c.d_out, c.d_sink);
+            CK_LAUNCH();
+            return double(bytes) * passes / double(c.fetch(1)[0]);
+        });
+    };
+    c.add("global.dram_bytes_per_cycle_one_sm", one_sm(c.d_big, size_t(64) << 20, 0, 1), "B/cycle",
+          "one block of 1024 threads on one SM streams 64 MiB (not in L2) once, 16 B ld.global.cg, 4 in flight per thread; bytes / SM cycles", 4, 256);
+    c.add("global.l2_bytes_per_cycle_one_sm", one_sm(c.d_small, c.small_bytes, 1, 4), "B/cycle",
+          "one block of 1024 threads on one SM reads 8 MiB (in L2: one warm pass) 4 times, 16 B ld.global.cg; bytes / SM cycles", 8, 256);
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+}
+
+} // namespace cal

@@ -1,0 +1,252 @@
+// Shared memory: ld/st.shared latency per width, the pipe's cycles per
+// wavefront with and without bank conflicts, ldmatrix latency, ldmatrix and
+// stmatrix throughput, shfl.sync latency.
+#include "common.h"
+
+namespace cal {
+namespace {
+
+// ld.shared latency, load to use. One warp; each lane follows its own chain
+// of pointers (the loaded word is the next address, so each load waits for
+// the one before and nothing else is on the path). The lanes' addresses at
+// each step are consecutive BYTES-wide slots: conflict-free, the ideal
+// 1/2/4 wavefronts, as tile code issues them.
+template <int BYTES>
+__global__ void ld_shared_chase(int steps, long long* out, uint32_t* sink) {
+    constexpr int W = BYTES / 4, NODES = 32;
+    __shared__ __align__(16) uint32_t sm[NODES * 32 * 4];
+    const int lane = threadIdx.x;
+    const uint32_t base = smem_u32(sm);
+    for (int k = 0; k < NODES; ++k)
+        for (int w = 0; w < W; ++w)
+            sm[(k * 32 + lane) * W + w] = w ? 0u : base + uint32_t(((k + 1) % NODES * 32 + lane) * W * 4);
+    __syncwarp();
+    uint32_t p = base + uint32_t(lane * W * 4);
+    const long long t0 = clk();
+    for (int i = 0; i < steps; i += 16) {
+#pragma unroll
+        for (int u = 0; u < 16; ++u) {
+            if constexpr (BYTES == 4) asm volatile("ld.shared.u32 %0, [%0];" : "+r"(p));
+            else if constexpr (BYTES == 8) { uint32_t d; asm volatile("ld.shared.v2.u32 {%0, %1}, [%0];" : "+r"(p), "=r"(d)); }
+            else { uint32_t d0, d1, d2; asm volatile("ld.shared.v4.u32 {%0, %1, %2, %3}, [%0];" : "+r"(p), "=r"(d0), "=r"(d1), "=r"(d2)); }
+        }
+    }
+    const long long t1 = clk();
+    if (lane == 0) out[0] = t1 - t0;
+    sink[lane] = p;
+}
+
+// st.shared then ld.shared of the same slot, chained: the load must see the
+// store, and the next store's data is the loaded word. The round trip minus
+// the load's latency is what a store adds before its data can be read back.
+// The load is volatile: otherwise ptxas forwards the stored value and drops it.
+template <int BYTES>
+__global__ void st_ld_shared_chase(int steps, long long* out, uint32_t* sink) {
+    __shared__ __align__(16) uint32_t sm[32 * 4];
+    const int lane = threadIdx.x;
+    uint32_t p = smem_u32(sm) + uint32_t(lane * BYTES);
+    const long long t0 = clk();
+    for (int i = 0; i < steps; i += 16) {
+#pragma unroll
+        for (int u = 0; u < 16; ++u) {
+            if constexpr (BYTES == 4) asm volatile("st.shared.u32 [%0], %0;\n\tld.volatile.shared.u32 %0, [%0];" : "+r"(p)::"memory");
+            else if constexpr (BYTES == 8) {
+                uint32_t d;
+                asm volatile("st.shared.v2.u32 [%0], {%0, %0};\n\tld.volatile.shared.v2.u32 {%0, %1}, [%0];" : "+r"(p), "=r"(d)::"memory");
+            } else {
+                uint32_t d0, d1, d2;
+                asm volatile("st.shared.v4.u32 [%0], {%0, %0, %0, %0};\n\tld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%0];"
+                             : "+r"(p), "=r"(d0), "=r"(d1), "=r"(d2)::"memory");
+            }
+        }
+    }
+    const long long t1 = clk();
+    if (lane == 0) out[0] = t1 - t0;
+    sink[lane] = p;
+}
+
+// The shared-memory pipe's throughput: 32 warps (8 per sub-partition) each
+// issue 8 independent accesses per iteration, more than the pipe can take,
+// so the pipe is the bottleneck. Lanes are STRIDE words apart: with VEC = 1,
+// a stride of s words puts gcd(s, 32) lanes in one bank (s-way conflicts).
+// volatile keeps the unused loads (and repeated stores) in the SASS.
+template <int VEC, int STRIDE, bool STORE>
+__global__ void __launch_bounds__(1024, 1) shared_pipe(int iters, long long* out) {
+    __shared__ __align__(16) uint32_t sm[2048];
+    for (int i = threadIdx.x; i < 2048; i += blockDim.x) sm[i] = uint32_t(i);
+    __syncthreads();
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t a = smem_u32(sm) + uint32_t(lane * STRIDE * 4);
+    const long long t0 = clk();
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            if constexpr (STORE) {
+                if constexpr (VEC == 1) asm volatile("st.volatile.shared.u32 [%0], %1;" ::"r"(a + j * 128), "r"(i) : "memory");
+                else if constexpr (VEC == 2) asm volatile("st.volatile.shared.v2.u32 [%0], {%1, %1};" ::"r"(a + j * 128), "r"(i) : "memory");
+                else asm volatile("st.volatile.shared.v4.u32 [%0], {%1, %1, %1, %1};" ::"r"(a + j * 128), "r"(i) : "memory");
+            } else {
+                uint32_t d0, d1, d2, d3;
+                if constexpr (VEC == 1) asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(d0) : "r"(a + j * 128) : "memory");
+                else if constexpr (VEC == 2) asm volatile("ld.volatile.shared.v2.u32 {%0, %1}, [%2];" : "=r"(d0), "=r"(d1) : "r"(a + j * 128) : "memory");
+                else asm volatile("ld.volatile.shared.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3) : "r"(a + j * 128) : "memory");
+            }
+        }
+    }
+    const long long t1 = clk();
+    if (lane == 0) out[2 * warp] = t0, out[2 * warp + 1] = t1;
+}
+
+// A 512-byte region of 32 rows of 16 bytes; word c of row r holds the
+// address of row 4r + c. ldmatrix gives lane l word l % 4 of row l / 4 of
+// the first matrix, i.e. the address of row l: fed back as lane l's row
+// address, it makes a chain of dependent ldmatrix with no other instruction.
+__device__ void fill_ldmatrix_rows(uint32_t* sm) {
+    const uint32_t base = smem_u32(sm);
+    for (int i = threadIdx.x % 32; i < 128; i += 32) sm[i] = base + uint32_t(i % 32) * 16;
+    __syncwarp();
+}
+
+template <int X>
+__global__ void ldmatrix_chase(int steps, long long* out, uint32_t* sink) {
+    __shared__ __align__(128) uint32_t sm[128];
+    fill_ldmatrix_rows(sm);
+    const int lane = threadIdx.x;
+    uint32_t p = smem_u32(sm) + uint32_t(lane * 16);
+    const long long t0 = clk();
+    for (int i = 0; i < steps; i += 16) {
+#pragma unroll
+        for (int u = 0; u < 16; ++u) {
+            if constexpr (X == 1) asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%0];" : "+r"(p));
+            else if constexpr (X == 2) { uint32_t d; asm volatile("ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%0, %1}, [%0];" : "+r"(p), "=r"(d)); }
+            else { uint32_t d0, d1, d2; asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%0];" : "+r"(p), "=r"(d0), "=r"(d1), "=r"(d2)); }
+        }
+    }
+    const long long t1 = clk();
+    if (lane == 0) out[0] = t1 - t0;
+    sink[lane] = p;
+}
+
+// ldmatrix.x4 / stmatrix.x4 throughput: 32 warps, 8 independent
+// instructions each per iteration, rows 16 bytes apart (conflict-free: 4
+// wavefronts each). ldmatrix's results are folded (xor) so none is dead, and
+// each iteration's addresses depend on the last one's results (through
+// `zero`, 0 at run time): else ptxas loads once and reuses the registers.
+template <bool STORE>
+__global__ void __launch_bounds__(1024, 1) matrix_pipe(int iters, uint32_t zero, long long* out, uint32_t* sink) {
+    __shared__ __align__(128) uint32_t sm[1024];
+    for (int i = threadIdx.x; i < 1024; i += blockDim.x) sm[i] = uint32_t(i) * 2654435761u;
+    __syncthreads();
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t a = smem_u32(sm) + uint32_t(lane * 16);
+    uint32_t x = uint32_t(threadIdx.x);
+    const long long t0 = clk();
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) {
+            if constexpr (STORE) {
+                asm volatile("stmatrix.sync.aligned.m8n8.x4.shared.b16 [%0], {%1, %1, %1, %1};" ::"r"(a + j * 512), "r"(x + uint32_t(i)) : "memory");
+            } else {
+                uint32_t d0, d1, d2, d3;
+                asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                             : "=r"(d0), "=r"(d1), "=r"(d2), "=r"(d3) : "r"(a + (x & zero) + j * 512) : "memory");
+                x ^= d0 ^ d1 ^ d2 ^ d3;
+            }
+        }
+    }
+    const long long t1 = clk();
+    if (lane == 0) out[2 * warp] = t0, out[2 * warp + 1] = t1;
+    sink[threadIdx.x] = x;
+}
+
+// shfl.sync latency: lane l holds l and reads lane l's value (itself) with
+// its own value as the source lane, so each shuffle waits for the last.
+__global__ void shfl_chase(int steps, long long* out, uint32_t* sink) {
+    uint32_t v = threadIdx.x;
+    const long long t0 = clk();
+    for (int i = 0; i < steps; i += 16) {
+#pragma unroll
+        for (int u = 0; u < 16; ++u) asm volatile("shfl.sync.idx.b32 %0, %0, %0, 0x1f, 0xffffffff;" : "+r"(v));
+    }
+    const long long t1 = clk();
+    if (threadIdx.x == 0) out[0] = t1 - t0;
+    sink[threadIdx.x] = v;
+}
+
+template <class K>
+double chase_cycles(Ctx& c, K kernel, int steps) {
+    return median_runs(7, [&] {
+        kernel<<<1, 32>>>(steps, c.d_out, c.d_sink);
+        CK_LAUNCH();
+        return double(c.fetch(1)[0]) / steps;
+    });
+}
+
+template <int VEC, int STRIDE, bool STORE>
+double pipe_cycles_per_wavefront(Ctx& c, int iters, int wavefronts) {
+    return median_runs(5, [&] {
+        shared_pipe<VEC, STRIDE, STORE><<<1, 1024>>>(iters, c.d_out);
+        CK_LAUNCH();
+        return span(c.fetch(64), 32) / (32.0 * iters * 8 * wavefronts);
+    });
+}
+
+template <bool STORE>
+double matrix_cycles_per_wavefront(Ctx& c, int iters) {
+    return median_runs(5, [&] {
+        matrix_pipe<STORE><<<1, 1024>>>(iters, 0u, c.d_out, c.d_sink);
+        CK_LAUNCH();
+        return span(c.fetch(64), 32) / (32.0 * iters * 8 * 4);
+    });
+}
+
+} // namespace
+
+void run_shared(Ctx& c) {
+    std::printf("shared memory\n");
+    const int steps = 2048;
+    const double ld4 = chase_cycles(c, ld_shared_chase<4>, steps);
+    const double ld8 = chase_cycles(c, ld_shared_chase<8>, steps);
+    const double ld16 = chase_cycles(c, ld_shared_chase<16>, steps);
+    const char* chase = "dependent chain of %d loads, one warp, each lane its own pointer chain, conflict-free (%d wavefront%s); cycles per load";
+    char m[256];
+    std::snprintf(m, sizeof m, chase, steps, 1, ""); c.add("shared.ld_latency_4B", ld4, "cycles", m, 15, 60);
+    std::snprintf(m, sizeof m, chase, steps, 2, "s"); c.add("shared.ld_latency_8B", ld8, "cycles", m, 15, 60);
+    std::snprintf(m, sizeof m, chase, steps, 4, "s"); c.add("shared.ld_latency_16B", ld16, "cycles", m, 15, 70);
+    const char* rt = "st.shared then a dependent ld.shared of the same slot, chained %d times, one warp; cycles per pair (minus the ld latency: the store's cost)";
+    std::snprintf(m, sizeof m, rt, steps);
+    c.add("shared.st_ld_roundtrip_4B", chase_cycles(c, st_ld_shared_chase<4>, steps), "cycles", m, 15, 120);
+    c.add("shared.st_ld_roundtrip_8B", chase_cycles(c, st_ld_shared_chase<8>, steps), "cycles", m, 15, 120);
+    c.add("shared.st_ld_roundtrip_16B", chase_cycles(c, st_ld_shared_chase<16>, steps), "cycles", m, 15, 140);
+
+    const char* pm = "32 warps x 8 independent %s per iteration, lanes %d words apart (%d wavefront%s each); SM cycles / wavefronts";
+    auto add_pipe = [&](const char* name, double v, const char* what, int stride, int wf) {
+        std::snprintf(m, sizeof m, pm, what, stride, wf, wf > 1 ? "s" : "");
+        c.add(name, v, "cycles/wavefront", m, 0.95, 4);  // published: 128 B/cycle/SM, 1 wavefront
+    };
+    add_pipe("shared.ld_cycles_per_wavefront_4B", pipe_cycles_per_wavefront<1, 1, false>(c, 256, 1), "ld.shared.u32", 1, 1);
+    add_pipe("shared.ld_cycles_per_wavefront_4B_2way", pipe_cycles_per_wavefront<1, 2, false>(c, 128, 2), "ld.shared.u32", 2, 2);
+    add_pipe("shared.ld_cycles_per_wavefront_4B_8way", pipe_cycles_per_wavefront<1, 8, false>(c, 32, 8), "ld.shared.u32", 8, 8);
+    add_pipe("shared.ld_cycles_per_wavefront_4B_32way", pipe_cycles_per_wavefront<1, 32, false>(c, 16, 32), "ld.shared.u32", 32, 32);
+    add_pipe("shared.ld_cycles_per_wavefront_8B", pipe_cycles_per_wavefront<2, 2, false>(c, 128, 2), "ld.shared.v2.u32", 2, 2);
+    add_pipe("shared.ld_cycles_per_wavefront_16B", pipe_cycles_per_wavefront<4, 4, false>(c, 64, 4), "ld.shared.v4.u32", 4, 4);
+    add_pipe("shared.st_cycles_per_wavefront_4B", pipe_cycles_per_wavefront<1, 1, true>(c, 256, 1), "st.shared.u32", 1, 1);
+    add_pipe("shared.st_cycles_per_wavefront_4B_32way", pipe_cycles_per_wavefront<1, 32, true>(c, 16, 32), "st.shared.u32", 32, 32);
+    add_pipe("shared.st_cycles_per_wavefront_16B", pipe_cycles_per_wavefront<4, 4, true>(c, 64, 4), "st.shared.v4.u32", 4, 4);
+
+    const char* lm = "dependent chain of %d ldmatrix.x%d (the loaded word is the lane's next row address), one warp, conflict-free; cycles per ldmatrix";
+    std::snprintf(m, sizeof m, lm, steps, 1); c.add("ldmatrix.latency_x1", chase_cycles(c, ldmatrix_chase<1>, steps), "cycles", m, 15, 70);
+    std::snprintf(m, sizeof m, lm, steps, 2); c.add("ldmatrix.latency_x2", chase_cycles(c, ldmatrix_chase<2>, steps), "cycles", m, 15, 70);
+    std::snprintf(m, sizeof m, lm, steps, 4); c.add("ldmatrix.latency_x4", chase_cycles(c, ldmatrix_chase<4>, steps), "cycles", m, 15, 80);
+    c.add("ldmatrix.x4_cycles_per_wavefront", matrix_cycles_per_wavefront<false>(c, 64), "cycles/wavefront",
+          "32 warps x 8 independent ldmatrix.x4 per iteration, conflict-free (4 wavefronts each); SM cycles / wavefronts", 0.95, 4);
+    const double stm = matrix_cycles_per_wavefront<true>(c, 64);
+    c.add("stmatrix.x4_cycles_per_wavefront", stm, "cycles/wavefront",
+          "32 warps x 8 independent stmatrix.x4 per iteration, conflict-free (4 wavefronts each); SM cycles / wavefronts", 0.95, 4);
+    c.add("stmatrix.x4_cycles_per_instruction", stm * 4, "cycles",
+          "as stmatrix.x4_cycles_per_wavefront, per instruction: SM cycles per stmatrix.x4 at steady state", 3.8, 16);
+    std::snprintf(m, sizeof m, "dependent chain of %d shfl.sync.idx (the value is its own source lane), one warp; cycles per shuffle", steps);
+    c.add("shfl.latency", chase_cycles(c, shfl_chase, steps), "cycles", m, 10, 60);
+}
+
+} // namespace cal
