@@ -239,6 +239,37 @@ void check_barriers_settled(const Block& b) {
     throw SimError(ErrorKind::divergence, s.str(), t0.kfile, t0.kline);
 }
 
+// When every warp still running only polls mbarriers that nothing can
+// complete: who polls what (with the phase's arrivals), who waits or exited.
+[[noreturn]] void report_livelock(const Block& b) {
+    std::ostringstream s;
+    const char* file = "";
+    int line = 0;
+    for (const Warp& w : b.warps) {
+        s << "\n  warp " << w.id << ": ";
+        if (w.state == WarpState::done) { s << "has exited"; continue; }
+        if (w.state != WarpState::runnable) { s << "waits " << (w.state == WarpState::at_barrier ? "at " : "on ") << waiting_on(w); continue; }
+        s << "polls mbarrier " << hex(w.poll_addr) << " for phase parity " << w.poll_parity << " (mbarrier.test_wait, "
+          << line_of(w.last_file, w.last_line) << ")";
+        if (!line) { file = w.last_file; line = w.last_line; }
+        const auto it = b.mbars.find(w.poll_addr);
+        if (it == b.mbars.end()) continue;
+        const MbarState& m = it->second;
+        s << ", " << (m.expected - m.pending) << " of " << m.expected << " arrivals";
+        if (m.tx > 0) s << " and " << m.tx << " expected bytes outstanding";
+        s << (m.arrivers ? "; arrivals came from " + warp_list(m.arrivers) + " before" : std::string("; nothing has arrived on it yet"));
+    }
+    std::ostringstream out;
+    out << line_of(file, line) << ": error: livelock in kernel " << b.kernel << ", " << block_name(b.threads.front().ids.block)
+        << ": every warp still running keeps polling an mbarrier phase (test_wait) that nothing left can complete, and no copy "
+           "in flight could complete it.\n  who polls, waits or exited:"
+        << s.str()
+        << "\n  fix: check the phase parity the loop polls (it flips with every completed phase: a consumer's first wait on a "
+           "fresh barrier's phase 0 is parity 0), that as many arrivals as the barrier counts come before the poll, and the "
+           "loop's trip count; mbarrier.wait (tk::wait) instead of a test_wait loop lets the simulator report a stuck wait as a deadlock";
+    throw SimError(ErrorKind::deadlock, out.str(), file, line);
+}
+
 // When no warp can run: every waiting warp, what it waits on and who
 // could end the wait (the wait-for picture), a cycle among them if there
 // is one, and whether the wait is a misuse no schedule could satisfy.

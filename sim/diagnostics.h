@@ -37,6 +37,8 @@ std::pair<const char*, int> site_line(const Block& b, uint32_t site);
 
 // Block-level verdicts, from the scheduler.
 [[noreturn]] void report_deadlock(const Block& b);
+// Every warp still running polls mbarriers (test_wait) that nothing can complete.
+[[noreturn]] void report_livelock(const Block& b);
 [[noreturn]] void report_instruction_limit(const Block& b);
 [[noreturn]] void report_divergence(const Warp& w, int groups, const uint32_t* mask, const int* lane, bool needs_exited);
 // After the block: barriers still half-arrived.

@@ -14,6 +14,9 @@ constinit thread_local Thread* g_cur = nullptr;
 
 namespace {
 
+// Rounds of failed polls by every warp after which a block is livelocked.
+constexpr uint64_t kLivelockPolls = 64;
+
 struct SiteKey {
     Op op; const char* file; int line; const char* kfile; int kline;
     bool operator==(const SiteKey&) const = default;
@@ -51,6 +54,7 @@ void BlockRunner::run() {
         if (!b_.async.empty() && (!next || b_.async.begin()->first.first <= next->clock)) {
             auto node = b_.async.extract(b_.async.begin());
             node.mapped()();
+            failed_polls_in_a_row_ = 0;
             continue;
         }
         if (!next) {
@@ -60,6 +64,11 @@ void BlockRunner::run() {
         }
         if (++executed_ > options().max_block_instructions) report_instruction_limit(b_);
         step(*next);
+        // A livelock: for many rounds every warp that ran only polled an
+        // mbarrier and found nothing, and no copy is in flight that could
+        // complete a phase. The state can no longer change.
+        if (!next->failed_poll) failed_polls_in_a_row_ = 0;
+        else if (++failed_polls_in_a_row_ > kLivelockPolls * b_.warps.size() && b_.async.empty()) report_livelock(b_);
     }
     check_transactions_settled(b_);
     check_barriers_settled(b_);

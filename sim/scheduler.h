@@ -29,6 +29,10 @@ private:
     StackPool& stacks_;
     const std::function<void()>& body_;
     uint64_t executed_ = 0;
+    // Warp instructions in a row that were polls finding nothing, with no
+    // asynchronous completion in between: past a few rounds of every running
+    // warp, nothing can change any more (a livelock).
+    uint64_t failed_polls_in_a_row_ = 0;
 
     void resume(Thread& t);
     [[noreturn]] void rethrow_from(Thread& t);

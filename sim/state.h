@@ -93,6 +93,11 @@ struct Warp {
     const char* wait_file = "";
     int wait_line = 0;
     Op last_op = Op::count_;         // the last instruction it executed, for reports
+    // Its last instruction was an mbarrier.test_wait that found no lane's
+    // phase complete: it polls (the scheduler's livelock finder), at this
+    // barrier and parity (its first lane's).
+    bool failed_poll = false;
+    uint32_t poll_addr = 0, poll_parity = 0;
     const char* last_file = "";
     int last_line = 0;
     AsyncGroup open;                 // cp.async not yet committed

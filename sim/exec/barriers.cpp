@@ -249,17 +249,24 @@ void Executor::mbarrier(Op op) {
         }
         break;
     }
-    case Op::mbar_test_wait:
+    case Op::mbar_test_wait: {
+        bool any_done = false;
         for_lanes([&](int l) {
             LaneOp& o = lane_op(l);
             MbarState& m = mbar_at(l, o.addr);
             access(lane_accessor(l), o.addr, 8, false, lane(l));
             o.data[0] = (m.phase & 1) != (o.parity & 1);
+            any_done = any_done || o.data[0];
             // A lane that sees the phase done acquires it (the race finder
             // keeps one clock per warp, so the warp does).
             if (o.data[0]) b_.hooks.acquire(w_.hb, m.completed);
         });
+        // A poll that found nothing: the scheduler's livelock finder counts these.
+        w_.failed_poll = !any_done;
+        w_.poll_addr = op0_->addr;
+        w_.poll_parity = op0_->parity & 1;
         break;
+    }
     case Op::mbar_wait: {
         MbarState& m = mbar_at(first_, op0_->addr);
         for_lanes([&](int l) { access(lane_accessor(l), lane_op(l).addr, 8, false, lane(l)); });

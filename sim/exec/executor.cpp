@@ -51,6 +51,7 @@ uint32_t swizzle_address(uint32_t a, uint32_t swizzle_bytes) {
 void Executor::run() {
     const Op op = op0_->op;
     const Instruction& ins = instruction(op);
+    w_.failed_poll = false;  // set again by a test_wait that finds nothing
     begin_event(op);
     seq_ = ++w_.seq;
     site_ = make_site(trace().events[size_t(ev_)].loc, op);

@@ -1,6 +1,7 @@
-// A livelock must not hang the simulator: a warp spinning on test_wait for a
-// phase that never completes is stopped by the per-block instruction budget,
-// with the spinning line named.
+// A livelock must not hang the simulator: warps spinning on test_wait for a
+// phase nothing can complete are reported at once, as a deadlock is, naming
+// the spinning line; a loop that never ends while doing other work is stopped
+// by the per-block instruction budget.
 #include <catch2/catch.hpp>
 #include "tk/tk.h"
 #include "sim/simulator.h"
@@ -18,6 +19,17 @@ __global__ void spin_forever_kernel() {
     while (!tk::test_wait(s, 0)) {}
 }
 
+int g_loop_line = 0;
+
+// Reads shared memory forever: not a poll, so only the budget stops it.
+__global__ void loop_forever_kernel() {
+    const uint32_t at = 4 * uint32_t(threadIdx.x);
+    tk::arch::st_shared_b32(at, at);
+    uint32_t sum = 0;
+    g_loop_line = __LINE__ + 1;
+    for (;;) sum += tk::arch::ld_shared_b32(at);
+}
+
 __global__ void short_kernel(tk::gl<float> out) {
     tk::rt_fl<16, 16> t;
     tk::one(t);
@@ -26,17 +38,36 @@ __global__ void short_kernel(tk::gl<float> out) {
 }
 } // namespace
 
-TEST_CASE("a warp spinning on test_wait forever is stopped, not hung", "[sim][limits]") {
+TEST_CASE("warps spinning on test_wait for a phase nothing completes are a livelock, reported at once", "[sim][limits]") {
+    // The default budget (20 million warp instructions) is not what stops it.
+    try {
+        tk::launch("spin_forever", spin_forever_kernel, dim3(1), dim3(64), 64);
+        FAIL("expected a livelock");
+    } catch (const tklab::sim::SimError& e) {
+        const std::string msg = e.what();
+        INFO(msg);
+        CHECK(e.kind == tklab::sim::ErrorKind::deadlock);
+        CHECK(e.line == g_spin_line);
+        CHECK_THAT(msg, Catch::Contains("livelock") && Catch::Contains("warp 0: polls mbarrier 0x0 for phase parity 0") &&
+                            Catch::Contains("warp 1: polls") && Catch::Contains("0 of 32 arrivals") && Catch::Contains("fix:"));
+    }
+    // A few hundred polls, not millions.
+    uint64_t executed = 0;
+    for (const auto& b : tklab::sim::last_run().blocks) executed += b.events.size();
+    CHECK(executed < 1000);
+}
+
+TEST_CASE("a loop that never ends while doing other work is stopped by the instruction budget", "[sim][limits]") {
     auto& opt = tklab::sim::options();
     const uint64_t saved = opt.max_block_instructions;
     opt.max_block_instructions = 20'000;
     try {
-        tk::launch("spin_forever", spin_forever_kernel, dim3(1), dim3(64), 64);
+        tk::launch("loop_forever", loop_forever_kernel, dim3(1), dim3(64), 256);
         FAIL("expected the instruction limit");
     } catch (const tklab::sim::SimError& e) {
         CHECK(e.kind == tklab::sim::ErrorKind::instruction_limit);
-        CHECK(e.line == g_spin_line);
-        CHECK_THAT(std::string(e.what()), Catch::Contains("mbarrier.test_wait"));
+        CHECK(e.line == g_loop_line);
+        CHECK_THAT(std::string(e.what()), Catch::Contains("ld.shared"));
         CHECK_THAT(std::string(e.what()), Catch::Contains("max_block_instructions"));
     }
     opt.max_block_instructions = saved;
