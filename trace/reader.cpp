@@ -182,21 +182,26 @@ GpuStalls gpu_stalls_of(const json& r, const std::string& p) {
     s.period_cycles = as_uint(field(r, p, "period_cycles"), p + ".period_cycles");
     s.samples = as_uint(field(r, p, "samples"), p + ".samples");
     s.dropped = as_uint(field(r, p, "dropped"), p + ".dropped");
-    const json::array_t& sites = as_array(field(r, p, "sites"), p + ".sites");
-    uint64_t sum = 0;
-    for (size_t i = 0; i < sites.size(); ++i) {
-        const std::string q = p + ".sites[" + std::to_string(i) + "]";
-        GpuStallSite x;
-        x.file = as_string(field(sites[i], q, "file"), q + ".file");
-        x.line = uint32_t(as_uint(field(sites[i], q, "line"), q + ".line", kU32));
-        x.reason = as_string(field(sites[i], q, "reason"), q + ".reason");
-        if (x.reason.empty()) bad(q + ".reason", "empty");
-        x.samples = as_uint(field(sites[i], q, "samples"), q + ".samples");
-        sum += x.samples;
-        s.sites.push_back(std::move(x));
-    }
-    if (sum > s.samples)
-        bad(p + ".sites", "their samples add up to " + std::to_string(sum) + ", more than the kernel's " + std::to_string(s.samples));
+    // Sites by kernel line, and (optional) the same samples by each instruction's own line.
+    const auto read_sites = [&](const std::string& key, std::vector<GpuStallSite>& out) {
+        const json::array_t& sites = as_array(field(r, p, key.c_str()), p + "." + key);
+        uint64_t sum = 0;
+        for (size_t i = 0; i < sites.size(); ++i) {
+            const std::string q = p + "." + key + "[" + std::to_string(i) + "]";
+            GpuStallSite x;
+            x.file = as_string(field(sites[i], q, "file"), q + ".file");
+            x.line = uint32_t(as_uint(field(sites[i], q, "line"), q + ".line", kU32));
+            x.reason = as_string(field(sites[i], q, "reason"), q + ".reason");
+            if (x.reason.empty()) bad(q + ".reason", "empty");
+            x.samples = as_uint(field(sites[i], q, "samples"), q + ".samples");
+            sum += x.samples;
+            out.push_back(std::move(x));
+        }
+        if (sum > s.samples)
+            bad(p + "." + key, "their samples add up to " + std::to_string(sum) + ", more than the kernel's " + std::to_string(s.samples));
+    };
+    read_sites("sites", s.sites);
+    if (r.contains("inner_sites")) read_sites("inner_sites", s.inner_sites);
     return s;
 }
 

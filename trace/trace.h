@@ -188,6 +188,10 @@ struct GpuStalls {
     uint64_t samples = 0;        // every sample taken, those without a line included
     uint64_t dropped = 0;        // samples CUPTI lost (its buffer was full)
     std::vector<GpuStallSite> sites;
+    // The same samples by each instruction's own line, where `sites` names the
+    // kernel line that called inlined tile-library code (tk/arch/mma.h:19
+    // rather than the kernel's mma_AB line); empty when no sample needed it.
+    std::vector<GpuStallSite> inner_sites;
     std::map<std::string, uint64_t> by_reason() const;  // samples per reason, over every line
     bool operator==(const GpuStalls&) const = default;
 };

@@ -270,11 +270,16 @@ json gpu_counters_record(const GpuCounters& c) {
 }
 
 json gpu_stalls_record(const GpuStalls& s) {
-    json sites = json::array();
-    for (const GpuStallSite& x : s.sites)
-        sites.push_back({{"file", x.file}, {"line", x.line}, {"reason", x.reason}, {"samples", x.samples}});
-    return {{"type", "gpu_stalls"}, {"kernel", s.kernel}, {"period_cycles", s.period_cycles}, {"samples", s.samples},
-            {"dropped", s.dropped}, {"sites", sites}};
+    const auto sites_json = [](const std::vector<GpuStallSite>& v) {
+        json sites = json::array();
+        for (const GpuStallSite& x : v)
+            sites.push_back({{"file", x.file}, {"line", x.line}, {"reason", x.reason}, {"samples", x.samples}});
+        return sites;
+    };
+    json r = {{"type", "gpu_stalls"}, {"kernel", s.kernel}, {"period_cycles", s.period_cycles}, {"samples", s.samples},
+              {"dropped", s.dropped}, {"sites", sites_json(s.sites)}};
+    if (!s.inner_sites.empty()) r["inner_sites"] = sites_json(s.inner_sites);
+    return r;
 }
 
 // ---------------------------------------------------------------- writer

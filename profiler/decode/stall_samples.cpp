@@ -25,6 +25,8 @@ using SiteKey = std::tuple<std::string, uint32_t, std::string>;  // file, line, 
 
 struct Kernel {
     std::map<SiteKey, uint64_t> all, not_issued;
+    std::map<SiteKey, uint64_t> inner;  // all, by each instruction's own line
+    bool any_inner = false;             // some sample's kernel line is not its own line
     std::set<std::pair<uint64_t, uint64_t>> pcs;  // (cubin, pc offset) seen
     uint64_t samples = 0, without_line = 0;
 };
@@ -101,6 +103,9 @@ std::vector<KernelStallSamples> aggregate_stall_samples(const std::vector<RawPcS
             const StallReason r = parse_stall_reason(name);
             (r.not_issued ? k.not_issued : k.all)[{where.file, where.line, r.name}] += n;
             if (!r.not_issued) {
+                const bool inlined = !where.inner_file.empty();
+                k.any_inner = k.any_inner || inlined;
+                k.inner[{inlined ? where.inner_file : where.file, inlined ? where.inner_line : where.line, r.name}] += n;
                 k.samples += n;
                 if (where.file.empty()) k.without_line += n;
             }
@@ -114,6 +119,7 @@ std::vector<KernelStallSamples> aggregate_stall_samples(const std::vector<RawPcS
         x.stalls.period_cycles = totals.period_cycles;
         x.stalls.samples = k.samples;
         x.stalls.sites = sites_of(k.all);
+        if (k.any_inner) x.stalls.inner_sites = sites_of(k.inner);
         x.not_issued = sites_of(k.not_issued);
         x.samples_without_line = k.without_line;
         x.pcs = k.pcs.size();

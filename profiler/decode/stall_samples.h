@@ -34,6 +34,10 @@ struct RawPcSample {
 struct SourceLine {
     std::string file;
     uint32_t line = 0;
+    // The instruction's own line when `file`/`line` is the kernel line that
+    // called inlined tile-library code (inline_lines.h); "" and 0 otherwise.
+    std::string inner_file;
+    uint32_t inner_line = 0;
     bool operator==(const SourceLine&) const = default;
 };
 

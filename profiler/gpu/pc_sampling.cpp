@@ -17,7 +17,12 @@
 #include <set>
 #include <stdexcept>
 #include <thread>
+#include "profiler/decode/inline_lines.h"
 #include "profiler/decode/kernel_record.h"
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <unistd.h>
 
 namespace tklab::profiler {
 
@@ -197,11 +202,65 @@ std::string join_path(const char* dir, const char* file) {
     return d + f;
 }
 
+// The project root, to which stall lines are made relative (empty: keep them absolute).
+#if defined(TKLAB_SOURCE_DIR)
+const std::string kProjectRoot = TKLAB_SOURCE_DIR;
+#else
+const std::string kProjectRoot;
+#endif
+
+// nvdisasm from the CUDA toolkit: $CUDA_HOME/bin, /usr/local/cuda/bin, then PATH; "" when none.
+std::string find_nvdisasm() {
+    std::vector<std::string> candidates;
+    if (const char* home = std::getenv("CUDA_HOME")) candidates.push_back(std::string(home) + "/bin/nvdisasm");
+    candidates.push_back("/usr/local/cuda/bin/nvdisasm");
+    if (const char* path = std::getenv("PATH")) {
+        std::stringstream dirs(path);
+        for (std::string d; std::getline(dirs, d, ':');)
+            if (!d.empty()) candidates.push_back(d + "/nvdisasm");
+    }
+    for (const std::string& c : candidates)
+        if (::access(c.c_str(), X_OK) == 0) return c;
+    return "";
+}
+
+// A cubin's inlining chains from `nvdisasm -gi` (an empty table when nvdisasm
+// is missing or fails; `problem` then says why).
+InlineTable inline_table(const std::string& cubin, std::string& problem) {
+    static const std::string nvdisasm = find_nvdisasm();
+    if (nvdisasm.empty()) {
+        problem = "nvdisasm (CUDA toolkit) not found, so stall lines are each instruction's own line (often inside tk/), "
+                  "not the kernel line that called it. Fix: put the toolkit's bin folder on PATH or set CUDA_HOME.";
+        return {};
+    }
+    char path[] = "/tmp/tklab-cubin-XXXXXX";
+    const int fd = ::mkstemp(path);
+    if (fd < 0) { problem = "could not write a cubin for nvdisasm"; return {}; }
+    const bool written = ::write(fd, cubin.data(), cubin.size()) == ssize_t(cubin.size());
+    ::close(fd);
+    InlineTable table;
+    if (written) {
+        const std::string cmd = "'" + nvdisasm + "' -gi -c '" + path + "' 2>/dev/null";
+        if (std::FILE* p = ::popen(cmd.c_str(), "r")) {
+            std::string text;
+            char buf[65536];
+            for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
+            const int rc = ::pclose(p);
+            std::istringstream in(text);
+            table = parse_nvdisasm_lines(in);
+            if (rc != 0 || table.empty()) problem = "nvdisasm could not read a cubin's line table (exit " + std::to_string(rc) + ")";
+        }
+    }
+    ::unlink(path);
+    return table;
+}
+
 LineTable map_lines(const std::vector<RawPcSample>& samples, LineCoverage& coverage) {
     const Api& a = api();
     Modules& m = modules();
     std::lock_guard<std::mutex> lock(m.m);  // cubins are only added, but not while being read
     LineTable lines;
+    std::map<uint64_t, InlineTable> chains;  // per cubin, read once
     for (const RawPcSample& s : samples) {
         PcKey key{s.cubin_crc, s.function, s.pc_offset};
         if (lines.count(key)) continue;
@@ -210,6 +269,20 @@ LineTable map_lines(const std::vector<RawPcSample>& samples, LineCoverage& cover
             coverage.without_cubin.insert(s.function);
             continue;
         }
+        // The kernel line through the inlining chain, as the simulator names it.
+        auto table = chains.find(s.cubin_crc);
+        if (table == chains.end()) {
+            std::string problem;
+            table = chains.emplace(s.cubin_crc, inline_table(cubin->second, problem)).first;
+            if (!problem.empty() && std::find(m.problems.begin(), m.problems.end(), problem) == m.problems.end())
+                m.problems.push_back(problem);
+        }
+        if (const auto f = table->second.find(s.function); f != table->second.end())
+            if (const auto at = f->second.find(s.pc_offset); at != f->second.end() && !at->second.empty()) {
+                lines.emplace(std::move(key), kernel_line_of(at->second, kProjectRoot));
+                coverage.with_lines.insert(s.function);
+                continue;
+            }
         CUpti_GetSassToSourceCorrelationParams p{};
         p.size = CUpti_GetSassToSourceCorrelationParamsSize;
         p.cubin = cubin->second.data();
@@ -219,7 +292,7 @@ LineTable map_lines(const std::vector<RawPcSample>& samples, LineCoverage& cover
         // Fails (CUPTI_ERROR_UNKNOWN) for instructions with no line: no -lineinfo, or compiler-made code.
         SourceLine where;
         if (a.sass_to_source(&p) == CUPTI_SUCCESS && p.lineNumber > 0 && p.fileName) {
-            where = {join_path(p.dirName, p.fileName), p.lineNumber};
+            where = kernel_line_of({SourceLine{join_path(p.dirName, p.fileName), p.lineNumber}}, kProjectRoot);
             coverage.with_lines.insert(s.function);
         }
         std::free(p.fileName);  // CUPTI allocates both for the caller

@@ -18,8 +18,23 @@
 #include <string>
 #include <vector>
 #include "profiler/gpu/pc_sampling.h"
+#include "tk/tk.h"
 
 namespace pcs {
+
+// The tile library's mma, inlined from tk/arch into this kernel line: its
+// samples must be named by this line (as the simulator names them), with
+// tk/arch/mma.h kept as their instructions' own line.
+constexpr int kMmaLine = __LINE__ + 7;  // the line of `tk::mma_AB(...)` below
+__global__ void mma_loop(float* out, int steps) {
+    tk::rt_bf<16, 16> a;
+    tk::rt_bf<16, 16, tk::col_l> b;
+    tk::rt_fl<16, 16> c;
+    tk::one(a); tk::one(b); tk::zero(c);
+    for (int i = 0; i < steps; ++i)
+        tk::mma_AB(c, a, b, c);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = c.tiles[0][0].data[0].x;  // keeps the loop
+}
 
 // Each thread follows the cycle `next` from its own start: every load's
 // address is the previous load's value, so nothing overlaps within a warp.
@@ -61,6 +76,13 @@ std::vector<unsigned> one_cycle(unsigned n, uint64_t seed) {
 std::string base_name(const std::string& path) {
     const size_t slash = path.find_last_of('/');
     return slash == std::string::npos ? path : path.substr(slash + 1);
+}
+
+// Sites name project files relative to the project root.
+bool all_files_relative(const GpuStalls& k) {
+    for (const GpuStallSite& x : k.sites)
+        if (!x.file.empty() && x.file.front() == '/') return false;
+    return true;
 }
 
 // The text of a line of this file, "" when the file cannot be read here.
@@ -182,6 +204,61 @@ TEST_CASE("PC sampling: pointer chasing stalls on long_scoreboard at the chasing
     CHECK(base_name(top[0].file) == base_name(__FILE__));
     CHECK(top[0].line == unsigned(pcs::kChaseLine));
     CHECK(got.warning().find("pointer_chase") == std::string::npos);  // no note about its lines
+}
+
+TEST_CASE("PC sampling: inlined tile-library code is named by the kernel line that called it", "[profiler][cupti][stalls][gpu]") {
+    const std::string mma_text = line_of_this_file(pcs::kMmaLine);
+    if (mma_text.empty()) WARN("cannot read " << __FILE__ << " here: kMmaLine (" << pcs::kMmaLine << ") unchecked");
+    else REQUIRE_THAT(mma_text, Contains("tk::mma_AB(c, a, b, c);"));
+    try {
+        PcSampling::watch_modules();
+    } catch (const tklab::profiler::CuptiError& e) {
+        WARN("no cubins, so no source lines: " << e.what());
+    }
+    int device = 0, sms = 0;
+    ok(cudaGetDevice(&device), "cudaGetDevice");
+    ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    const int threads = 128, blocks = 4 * sms;
+    float* d_out = nullptr;
+    ok(cudaMalloc(&d_out, size_t(blocks) * threads * sizeof(float)), "cudaMalloc out");
+    PcSampling sampling;
+    try {
+        sampling.start();
+    } catch (const tklab::profiler::CuptiError& e) {
+        cudaFree(d_out);
+        if (e.result == CUPTI_ERROR_INSUFFICIENT_PRIVILEGES) {
+            WARN("stall sampling not permitted here: " << e.what());
+            return;
+        }
+        FAIL("PcSampling::start: " << e.what());
+    }
+    pcs::mma_loop<<<blocks, threads>>>(d_out, 20000);
+    ok(cudaGetLastError(), "mma_loop launch");
+    ok(cudaDeviceSynchronize(), "mma_loop");
+    const PcSamplingResult got = sampling.stop();
+    print(got);
+    cudaFree(d_out);
+    auto it = std::find_if(got.stalls.begin(), got.stalls.end(),
+                           [](const GpuStalls& s) { return s.kernel.find("mma_loop") != std::string::npos; });
+    REQUIRE(it != got.stalls.end());
+    const GpuStalls& k = *it;
+    CHECK(k.samples > 1000);
+    for (const GpuStallSite& x : tklab::profiler::top_sites(k, 3)) std::printf("    kernel line %s:%u %s %llu\n", x.file.c_str(), x.line, x.reason.c_str(), (unsigned long long)x.samples);
+    // Every sampled line is one of this kernel's, relative to the project, none inside tk/.
+    uint64_t at_mma = 0, total = 0;
+    for (const GpuStallSite& x : k.sites) {
+        INFO(x.file << ":" << x.line);
+        CHECK(x.file.rfind("tk/", 0) != 0);
+        CHECK(x.file.find("/include/") == std::string::npos);
+        total += x.samples;
+        if (base_name(x.file) == base_name(__FILE__) && x.line == unsigned(pcs::kMmaLine)) at_mma += x.samples;
+    }
+    CHECK(all_files_relative(k));
+    CHECK(at_mma * 2 > total);  // most of the time is the mma line's
+    // Their own lines are kept: the mma's instructions come from tk/arch/mma.h.
+    uint64_t in_arch = 0;
+    for (const GpuStallSite& x : k.inner_sites) in_arch += x.file == "tk/arch/mma.h" ? x.samples : 0;
+    CHECK(in_arch * 2 > total);
 }
 
 TEST_CASE("PC sampling: misuse is an error that says so", "[profiler][cupti][stalls][gpu]") {
