@@ -105,7 +105,9 @@ SourceLine kernel_line_of(const std::vector<SourceLine>& chain, const std::strin
     const SourceLine* pick = &chain.back();  // the outermost, when every frame is library code
     for (const SourceLine& f : chain)
         if (!in_library(f.file, root)) { pick = &f; break; }
-    SourceLine out{relative_to(pick->file, root), pick->line};
+    SourceLine out;
+    out.file = relative_to(pick->file, root);
+    out.line = pick->line;
     if (&chain.front() != pick) {
         out.inner_file = relative_to(chain.front().file, root);
         out.inner_line = chain.front().line;
