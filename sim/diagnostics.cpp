@@ -324,7 +324,7 @@ void check_barriers_settled(const Block& b) {
             s << ", " << (m.expected - m.pending) << " of " << m.expected << " arrivals";
             if (m.tx > 0)
                 s << ", " << m.tx << " expected transaction bytes outstanding that no bulk copy in flight will deliver"
-                  << " (an expect_tx counted more than the copies issued on it)";
+                  << " (an expect_tx counted more than the copies issued on it; the last: " << line_of(m.expect_file, m.expect_line) << ")";
             else if (m.tx < 0)
                 s << ", " << -m.tx << " bytes landed that no expect_tx counted (last copy: " << line_of(m.copy_file, m.copy_line) << ")";
             if (m.arrivers) s << "; arrivals came from " << warp_list(m.arrivers) << " before";
@@ -340,6 +340,15 @@ void check_barriers_settled(const Block& b) {
                 misuse_line = w.wait_line;
                 misuse_fix = "check the phase parity each wait uses (it flips with every completed phase), that the arrival count at "
                              "init matches the arrivals per phase, and that the arrivals happen before the wait";
+                if (m.tx > 0 && m.pending == 0 && m.expect_line > 0) {
+                    // Only bytes are missing: the expect_tx counted more than the copies bring. Name it.
+                    misuse << "; the expect_tx at " << line_of(m.expect_file, m.expect_line) << " counted " << m.tx
+                           << " bytes more than the bulk copies issued on the barrier deliver";
+                    misuse_file = m.expect_file;
+                    misuse_line = m.expect_line;
+                    misuse_fix = "expect exactly the bytes the phase's copies bring (tk::tma::expect<Tiles...> with the tiles "
+                                 "actually loaded, or expect_bytes with their total), or issue the missing copies";
+                }
             }
         }
     }

@@ -139,6 +139,8 @@ struct MbarState {
     uint64_t in_flight = 0;  // bytes of bulk copies issued on it that have not landed
     const char* copy_file = "";  // kernel line of the last bulk copy issued on it
     int copy_line = 0;
+    const char* expect_file = "";  // kernel line of the last expect_tx on it
+    int expect_line = 0;
     const char* init_file = "";  // where it was initialised
     int init_line = 0;
     uint32_t arrivers = 0;       // warps that have arrived on it (or expected bytes), ever: the wait-for picture

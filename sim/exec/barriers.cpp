@@ -327,6 +327,8 @@ void Executor::expect_tx() {
         MbarState& m = mbar_for_tx(l, o.addr, "mbarrier.expect_tx");
         access(lane_accessor(l), o.addr, 8, false, lane(l));
         m.tx += int64_t(o.tx_bytes);
+        m.expect_file = lane(l).kfile;
+        m.expect_line = lane(l).kline;
         m.arrivers |= 1u << w_.id;
         check_tx(l, o.addr, m);
         if (o.arrive) arrive(l, o.addr, m, true);  // arrive.expect_tx: the bytes first, then the arrival

@@ -7,6 +7,8 @@
 #include "support/bug_finders_off.h"
 #include <catch2/catch.hpp>
 
+#include <atomic>
+
 #include "tk/tk.h"
 #include "sim/simulator.h"
 #include "support/test_data.h"
@@ -317,6 +319,7 @@ TEST_CASE("mbarrier: lanes about to block on a wait let the warp's other lanes a
 // ------------------------------------------------------------ misuse
 
 enum class Misuse { load_then_arrive, arrive_then_load, too_many_bytes, not_a_map, misaligned, uninitialised };
+std::atomic<int> g_expect_line{0};  // the too_many_bytes case's expect line
 
 __global__ void misuse_kernel(const tile_gl g, const tk::bf16* plain, Misuse what) {
     using namespace tk;
@@ -338,6 +341,7 @@ __global__ void misuse_kernel(const tile_gl g, const tk::bf16* plain, Misuse wha
             tma::load_async(tile, g, {0, 0, 0, 0}, bar);
             break;
         case Misuse::too_many_bytes:  // expects two tiles, loads one
+            g_expect_line = __LINE__ + 1;
             tma::expect_bytes(bar, 2 * tile_t::bytes);
             tma::load_async(tile, g, {0, 0, 0, 0}, bar);
             break;
@@ -386,6 +390,9 @@ TEST_CASE("mbarrier and tma: misuse is a fault or a deadlock report naming the b
         const std::string e = misuse_error(Misuse::too_many_bytes, kind);
         CHECK(kind == ErrorKind::sync_misuse);  // no warp is left to bring the bytes: it can never complete
         CHECK_THAT(e, Contains("waits on mbarrier 0x") && Contains("8192 expected transaction bytes outstanding"));
+        // The report starts at the expect_tx that counted too many bytes (issue 25), and names it.
+        CHECK(e.rfind(std::string(__FILE__) + ":" + std::to_string(g_expect_line.load()) + ": error:", 0) == 0);
+        CHECK_THAT(e, Contains("counted 8192 bytes more than the bulk copies issued on the barrier deliver"));
     }
     SECTION("a global pointer passed as the tensor map") {
         const std::string e = misuse_error(Misuse::not_a_map, kind);
