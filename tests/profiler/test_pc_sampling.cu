@@ -120,24 +120,28 @@ void print(const PcSamplingResult& r) {
     std::fflush(stdout);
 }
 
-} // namespace
-
-TEST_CASE("PC sampling: pointer chasing stalls on long_scoreboard at the chasing line", "[profiler][cupti][stalls][gpu]") {
-    // The line constant must name the chasing line, or the check below means nothing.
-    const std::string chase_text = line_of_this_file(pcs::kChaseLine);
-    if (chase_text.empty()) WARN("cannot read " << __FILE__ << " here: kChaseLine (" << pcs::kChaseLine << ") unchecked");
-    else REQUIRE_THAT(chase_text, Contains("p = next[p];"));
-
-    // Keep cubins from now on: this file's module loads at its first launch, below.
+// What each sampling test starts with: its line constant must name the line
+// it means (or its check means nothing), and cubins are kept from now on
+// (this file's module loads at its first launch). Returns the SM count.
+int prepare_sampling(int line, const char* text) {
+    const std::string at = line_of_this_file(line);
+    if (at.empty()) WARN("cannot read " << __FILE__ << " here: line " << line << " unchecked");
+    else REQUIRE_THAT(at, Contains(text));
     try {
         PcSampling::watch_modules();
     } catch (const tklab::profiler::CuptiError& e) {
         WARN("no cubins, so no source lines: " << e.what());
     }
-
     int device = 0, sms = 0;
     ok(cudaGetDevice(&device), "cudaGetDevice");
     ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    return sms;
+}
+
+} // namespace
+
+TEST_CASE("PC sampling: pointer chasing stalls on long_scoreboard at the chasing line", "[profiler][cupti][stalls][gpu]") {
+    const int sms = prepare_sampling(pcs::kChaseLine, "p = next[p];");
     const unsigned n = 1u << 24;  // 64 MiB of links: more than any L2 (50 MiB on an H100)
     const int threads = 128, blocks = 4 * sms, steps = 3000;
     const std::vector<unsigned> next = one_cycle(n, 20240601);
@@ -207,17 +211,7 @@ TEST_CASE("PC sampling: pointer chasing stalls on long_scoreboard at the chasing
 }
 
 TEST_CASE("PC sampling: inlined tile-library code is named by the kernel line that called it", "[profiler][cupti][stalls][gpu]") {
-    const std::string mma_text = line_of_this_file(pcs::kMmaLine);
-    if (mma_text.empty()) WARN("cannot read " << __FILE__ << " here: kMmaLine (" << pcs::kMmaLine << ") unchecked");
-    else REQUIRE_THAT(mma_text, Contains("tk::mma_AB(c, a, b, c);"));
-    try {
-        PcSampling::watch_modules();
-    } catch (const tklab::profiler::CuptiError& e) {
-        WARN("no cubins, so no source lines: " << e.what());
-    }
-    int device = 0, sms = 0;
-    ok(cudaGetDevice(&device), "cudaGetDevice");
-    ok(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "cudaDeviceGetAttribute");
+    const int sms = prepare_sampling(pcs::kMmaLine, "tk::mma_AB(c, a, b, c);");
     const int threads = 128, blocks = 4 * sms;
     float* d_out = nullptr;
     ok(cudaMalloc(&d_out, size_t(blocks) * threads * sizeof(float)), "cudaMalloc out");
