@@ -14,6 +14,7 @@
 #include "cli/common.h"
 #include "cli/lesson.h"
 #include "profiler/decode/fidelity.h"
+#include "profiler/decode/fidelity_timing.h"
 #include "sim/simulator.h"
 #include "sim/trace_recorder.h"
 #include "trace/chrome_export.h"
@@ -172,19 +173,33 @@ int cmd_report(const std::string& file, bool salvage, size_t top, const std::str
     return 0;
 }
 
-// The simulator's shared-memory figures beside the GPU's hardware counters.
-int cmd_fidelity(const std::string& sim_file, const std::string& gpu_file, const std::string& color) {
+// The simulator's figures beside the GPU's: shared-memory counts where the GPU
+// trace holds hardware counters, the clock and stalls where it holds kernel records.
+int cmd_fidelity(const std::string& sim_file, const std::string& gpu_file, const std::string& color, bool summary) {
     const auto sim = load_or_fail(sim_file, false);
     const auto gpu = load_or_fail(gpu_file, false);
-    if (sim.trace.producer == gpu.trace.producer || gpu.trace.gpu_counters.empty()) {
+    const bool counters = !gpu.trace.gpu_counters.empty(), timing = !gpu.trace.gpu_kernels.empty();
+    if (sim.trace.producer == gpu.trace.producer || (!counters && !timing)) {
         std::fprintf(stderr, "%s: fidelity compares a simulator trace (`tklab run NAME --trace SIM`) with a GPU trace "
-                             "holding hardware counters (`tklab run NAME --gpu --profile counters --trace GPU`); %s %s\n",
+                             "holding hardware counters or kernel timing (`tklab run NAME --gpu --profile "
+                             "counters,timing,regions,stalls --repeat 5 --trace GPU`); %s %s\n",
                      kTool, gpu_file.c_str(),
-                     gpu.trace.gpu_counters.empty() ? "has no hardware counters" : "and the first file come from the same producer");
+                     sim.trace.producer == gpu.trace.producer ? "and the first file come from the same producer"
+                                                              : "has neither hardware counters nor kernel records");
         return 2;
     }
-    const auto f = tklab::profiler::compare_fidelity(sim.trace, gpu.trace);
-    tklab::profiler::write_fidelity(std::cout, f, use_color(stdout, color));
+    const bool paint = use_color(stdout, color);
+    if (summary) {
+        if (!timing) {
+            std::fprintf(stderr, "%s: fidelity --summary needs kernel records in %s (`--profile timing`)\n", kTool, gpu_file.c_str());
+            return 2;
+        }
+        tklab::profiler::write_timing_summary(std::cout, tklab::profiler::compare_timing(sim.trace, gpu.trace));
+        return 0;
+    }
+    if (counters) tklab::profiler::write_fidelity(std::cout, tklab::profiler::compare_fidelity(sim.trace, gpu.trace), paint);
+    if (counters && timing) std::cout << "\n";
+    if (timing) tklab::profiler::write_timing(std::cout, tklab::profiler::compare_timing(sim.trace, gpu.trace), paint);
     return 0;
 }
 
@@ -257,7 +272,7 @@ int cmd_other(const ParsedCommandLine& pc, int argc, char** argv) {
     case Command::run_on_gpu: return run_on_gpu(argc, argv);
     case Command::report: return cmd_report(ta.file, ta.salvage, ta.top, ta.color);
     case Command::export_chrome: return cmd_export(ta.file, ta.out, ta.salvage, !ta.no_instructions);
-    case Command::fidelity: return cmd_fidelity(ta.file, ta.gpu_file, ta.color);
+    case Command::fidelity: return cmd_fidelity(ta.file, ta.gpu_file, ta.color, ta.summary);
     case Command::view: return cmd_view(pc.view_args);
     case Command::lesson: {
         const LessonArgs& la = pc.lesson;

@@ -46,6 +46,10 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                     "CUPTI Range Profiler) and stalls (PC sampling: stall reasons per source line) each run the kernel "
                     "once more");
     run->add_option("--top", ra.top, "Rows per report section")->capture_default_str();
+    run->add_option("--repeat", ra.repeat,
+                    "With --profile timing: run each variant this many times more after the checked run, each launch timed "
+                    "(warm caches; `tklab fidelity` takes their median)")
+        ->check(CLI::Range(0, 1000));
 #else
     run->add_option("--timeline-blocks", ra.timeline,
                     "Blocks with a full timeline: first-wave, all, none, or a list like 0-3,7 (statistics always cover all)")
@@ -77,11 +81,13 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     exp->add_flag("--salvage", ta.salvage, "Read the complete records of a truncated trace");
     exp->add_flag("--no-instructions", ta.no_instructions, "Only tile ops, barrier waits, conflicts and registers (much smaller)");
 
-    auto* fid = app.add_subcommand("fidelity", "The simulator's shared-memory wavefronts and bank conflicts beside a GPU's "
-                                               "hardware counters, per launch and instruction kind");
+    auto* fid = app.add_subcommand("fidelity", "The simulator's figures beside a GPU's, per launch: shared-memory wavefronts "
+                                               "and bank conflicts (hardware counters), kernel time, regions and stall reasons "
+                                               "(kernel timing, tk::region markers, PC sampling)");
     fid->add_option("sim", ta.file, "A simulator trace (`tklab run NAME --trace SIM`)")->required()->check(CLI::ExistingFile);
     fid->add_option("gpu", ta.gpu_file, "A GPU trace of the same program, size and seed (`tklab run NAME --gpu --profile "
-                                        "counters --trace GPU`)")->required()->check(CLI::ExistingFile);
+                                        "counters,timing,regions,stalls --repeat 5 --trace GPU`)")->required()->check(CLI::ExistingFile);
+    fid->add_flag("--summary", ta.summary, "One line per launch: kernel times, their error and the hot lines that agree (for scripts)");
     fid->add_option("--color", ta.color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
 
     // The workshop: `tklab lesson list|run N|check N|hint N`.

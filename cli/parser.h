@@ -25,12 +25,15 @@ struct RunArgs {
     bool no_check = false, all_lanes = false, snapshots = false;
     size_t top = 5;
     int threads = 0;
+    // GPU: with --profile timing, runs of each variant after the checked one,
+    // each timed by CUPTI (warm caches and code: the fidelity report's kernel time).
+    int repeat = 0;
 };
 
 // `report`, `export --chrome` and `fidelity`: the trace files they read.
 struct TraceArgs {
     std::string file, out, gpu_file, color = "auto";
-    bool salvage = false, no_instructions = false;
+    bool salvage = false, no_instructions = false, summary = false;
     size_t top = 5;
 };
 

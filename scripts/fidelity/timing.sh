@@ -1,0 +1,45 @@
+#!/usr/bin/env bash
+# The timing fidelity report: for each launch of scripts/fidelity/timing_cases.txt
+# whose GPU trace is in DIR (written on the GPU machine by
+# scripts/gpu/fidelity_timing.sh), runs the same program, variant, size and seed
+# in the simulator here and prints `tklab fidelity`'s timing tables: kernel
+# time, regions' shares, stall reasons and hot lines, simulator beside GPU.
+# Ends with the summary: mean and worst kernel-time error, and how many hot
+# lines' top stall reason agrees.
+#   scripts/fidelity/timing.sh DIR [BUILD_DIR] > results/fidelity_timing_h100.txt
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+dir=${1:?usage: scripts/fidelity/timing.sh DIR_OF_GPU_TRACES [BUILD_DIR]}
+build=${2:-build}
+tklab="$build/tklab"
+[ -x "$tklab" ] || { echo "timing: $tklab not built (scripts/setup.sh builds it)" >&2; exit 1; }
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cases=$(grep -v '^#' scripts/fidelity/timing_cases.txt | grep -c .)
+i=0
+while read -r name variant one many; do
+  [ -z "$name" ] && continue
+  i=$((i + 1))
+  for tag in one many; do
+    size=$one; [ "$tag" = many ] && size=$many
+    gpu_trace="$dir/${name}__${variant}__${tag}.cbor"
+    [ -f "$gpu_trace" ] || { echo "timing: no GPU trace $gpu_trace; skipped" >&2; continue; }
+    echo "timing: [$i/$cases] $name $variant $tag ($size) in the simulator" >&2
+    sim_trace="$work/${name}__${variant}__${tag}.cbor"
+    # Bug finders off and no check: they change no simulated cycle, only the time it takes here.
+    if ! NO_COLOR=1 "$tklab" run "$name" --variant "$variant" --size "$size" --no-check --checks none --timeline-blocks none \
+         --trace "$sim_trace" >/dev/null 2>"$work/err"; then
+      echo "$name $variant $tag: the simulator run failed:"; tail -3 "$work/err"; continue
+    fi
+    echo "== $name $variant, $tag wave$([ "$tag" = many ] && echo s) ($size)"
+    NO_COLOR=1 "$tklab" fidelity "$sim_trace" "$gpu_trace" | sed -n '/: timing$/,$p'
+    NO_COLOR=1 "$tklab" fidelity --summary "$sim_trace" "$gpu_trace" | sed "s/^timing: /timing: $tag /" >>"$work/summary"
+    echo
+  done
+done < <(grep -v '^#' scripts/fidelity/timing_cases.txt)
+echo "Summary (simulator against the GPU's median warm kernel time; error = simulator / GPU - 1):"
+awk '{ printf "  %-5s %-14s %-13s %10.2f us %10.2f us  %+7.0f%%  hot lines agree %s\n", $2, $3, $4, $8, $10, $12 * 100, $14 }' "$work/summary"
+awk '{ e = $12 < 0 ? -$12 : $12; n++; s += e; if (e > w) { w = e; wn = $3 " " $4 " " $2 }
+       split($14, h, "/"); a += h[1]; t += h[2] }
+     END { if (n) printf "Kernel time: mean absolute error %.0f%% over %d launches, worst %.0f%% (%s). Hot lines: top stall reason agrees on %d of %d (%.0f%%).\n",
+                         100 * s / n, n, 100 * w, wn, a, t, t ? 100 * a / t : 0 }' "$work/summary"
