@@ -1,0 +1,161 @@
+// The timing fidelity report: the simulator's kernel time and stall reasons
+// beside a GPU trace's kernel records and PC samples, paired per launch.
+#include <catch2/catch.hpp>
+#include <algorithm>
+#include <random>
+#include <sstream>
+#include "profiler/decode/fidelity_timing.h"
+
+using tklab::profiler::compare_timing;
+using tklab::profiler::TimingFidelity;
+
+namespace {
+
+struct Pair {
+    tklab::trace::Trace sim, gpu;
+};
+
+// A simulator trace of `launches` launches and a GPU trace of `runs` runs of
+// them (the checked one, then warm ones), with seeded random durations.
+Pair make_pair(unsigned seed, size_t launches, size_t runs, std::vector<double>* warm_us = nullptr) {
+    std::mt19937 rng(seed);
+    Pair p;
+    for (auto* t : {&p.sim, &p.gpu}) {
+        t->program = "lesson07";
+        t->variant = "solution";
+        t->problem = {{"M", 128}};
+        t->seed = 1;
+        t->files = {{""}, {"lessons/07_producer_consumer/solution.cuh"}};
+        t->locations = {{0, 0}, {1, 86}, {1, 79}};
+    }
+    p.sim.producer = "tklab simulator";
+    p.gpu.producer = "tklab profiler";
+    p.sim.arch = {{"clock_mhz", 2000}};
+    p.sim.stalls = {"none", "barrier", "mbarrier", "long_scoreboard"};
+    std::uniform_int_distribution<uint64_t> cycles(1000, 100000);
+    for (size_t i = 0; i < launches; ++i) {
+        tklab::trace::Launch l;
+        l.kernel = "lesson07";
+        l.grid = {4, 4, 1};
+        tklab::trace::Summary s;
+        s.est_kernel_cycles = cycles(rng);
+        s.warp_cycles = 1000;
+        s.stall_cycles = {0, 100, 300, 200};  // barrier 10%, mbarrier 30%, long_scoreboard 20%
+        // Line 86 stalls mostly on the mbarrier (long_scoreboard on the GPU), line 79 on the barrier.
+        s.line_stalls = {{1, 10, {0, 10, 250, 0}}, {2, 10, {0, 90, 50, 10}}};
+        l.summary = s;
+        p.sim.launches.push_back(l);
+    }
+    std::uniform_int_distribution<uint64_t> ns(2000, 90000);
+    std::vector<std::vector<double>> per_launch(launches);
+    uint64_t t = 0;
+    for (size_t r = 0; r < runs; ++r)
+        for (size_t i = 0; i < launches; ++i) {
+            tklab::trace::GpuKernel k;
+            k.name = "lesson07::solution::kernel";
+            k.grid = {4, 4, 1};
+            k.start_ns = t;
+            k.end_ns = t + ns(rng);
+            t = k.end_ns + 100;
+            if (r > 0) per_launch[i].push_back(double(k.end_ns - k.start_ns) / 1000.0);
+            p.gpu.gpu_kernels.push_back(k);
+        }
+    if (warm_us)
+        for (auto& v : per_launch) {
+            std::sort(v.begin(), v.end());
+            warm_us->push_back(v.size() % 2 ? v[v.size() / 2] : (v[v.size() / 2 - 1] + v[v.size() / 2]) / 2);
+        }
+    for (size_t i = 0; i < launches; ++i) {
+        tklab::trace::GpuStalls s;
+        s.kernel = "lesson07::solution::kernel";
+        s.samples = 1000;
+        s.sites = {{"lessons/07_producer_consumer/solution.cuh", 86, "long_scoreboard", 600},
+                   {"lessons/07_producer_consumer/solution.cuh", 86, "wait", 100},
+                   {"lessons/07_producer_consumer/solution.cuh", 79, "selected", 200},
+                   {"lessons/07_producer_consumer/solution.cuh", 79, "barrier", 60},
+                   {"lessons/07_producer_consumer/solution.cuh", 40, "barrier", 40}};  // under 5%: not hot
+        p.gpu.gpu_stalls.push_back(s);
+    }
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("timing fidelity: the GPU's time is the median of the warm runs, per launch", "[fidelity]") {
+    for (unsigned seed = 1; seed <= 20; ++seed) {
+        const size_t launches = 1 + seed % 3, runs = 2 + seed % 5;
+        std::vector<double> warm;
+        const Pair p = make_pair(seed, launches, runs, &warm);
+        const TimingFidelity f = compare_timing(p.sim, p.gpu);
+        REQUIRE(f.warnings.empty());
+        REQUIRE(f.launches.size() == launches);
+        for (size_t i = 0; i < launches; ++i) {
+            const auto& l = f.launches[i];
+            CHECK(l.gpu_runs == int(runs - 1));  // the checked (cold) run is left out
+            CHECK(*l.gpu_us == Approx(warm[i]));
+            CHECK(*l.sim_us == Approx(double(p.sim.launches[i].summary->est_kernel_cycles) / 2000.0));
+            CHECK(*l.time_error() == Approx(*l.sim_us / *l.gpu_us - 1.0));
+        }
+    }
+}
+
+TEST_CASE("timing fidelity: one run alone is used as it is", "[fidelity]") {
+    const Pair p = make_pair(3, 2, 1);
+    const TimingFidelity f = compare_timing(p.sim, p.gpu);
+    REQUIRE(f.launches.size() == 2);
+    for (size_t i = 0; i < 2; ++i) {
+        CHECK(f.launches[i].gpu_runs == 1);
+        CHECK(*f.launches[i].gpu_us == Approx(double(p.gpu.gpu_kernels[i].duration_ns()) / 1000.0));
+    }
+}
+
+TEST_CASE("timing fidelity: records that are not whole runs, other grids and sizes are warned about", "[fidelity]") {
+    Pair p = make_pair(5, 2, 3);
+    p.gpu.gpu_kernels.pop_back();
+    p.gpu.gpu_kernels[0].grid = {8, 1, 1};
+    p.gpu.problem = {{"M", 256}};
+    const TimingFidelity f = compare_timing(p.sim, p.gpu);
+    std::string all;
+    for (const auto& w : f.warnings) all += w + "\n";
+    CHECK_THAT(all, Catch::Contains("not a whole number of runs"));
+    CHECK_THAT(all, Catch::Contains("8x1x1 on the GPU"));
+    CHECK_THAT(all, Catch::Contains("different sizes"));
+    CHECK(f.launches[0].gpu_runs == 1);  // first run only
+}
+
+TEST_CASE("timing fidelity: stall shares and hot lines, with the mbarrier wait under the GPU's name", "[fidelity]") {
+    const Pair p = make_pair(7, 1, 3);
+    const TimingFidelity f = compare_timing(p.sim, p.gpu);
+    REQUIRE(f.launches.size() == 1);
+    const auto& l = f.launches[0];
+    auto share = [&](const std::string& name) {
+        for (const auto& s : l.stalls)
+            if (s.name == name) return s;
+        FAIL("no stall row " << name);
+        return l.stalls.front();
+    };
+    // The simulator's mbarrier (30%) and long_scoreboard (20%) are one reason on the GPU.
+    CHECK(*share("long_scoreboard").sim == Approx(0.5));
+    CHECK(*share("long_scoreboard").gpu == Approx(0.6));
+    CHECK(*share("barrier").sim == Approx(0.1));
+    CHECK(*share("barrier").gpu == Approx(0.1));
+    CHECK_FALSE(share("wait").sim.has_value());  // not modelled
+    // Hot lines: 86 (70%) and 79 (26%); line 40 (4%) is not hot.
+    REQUIRE(l.hot_lines.size() == 2);
+    CHECK(l.hot_lines[0].line == 86);
+    CHECK(l.hot_lines[0].gpu_reason == "long_scoreboard");
+    CHECK(l.hot_lines[0].sim_reason == "long_scoreboard");
+    CHECK(l.hot_lines[0].agrees());
+    CHECK(l.hot_lines[1].line == 79);
+    CHECK(l.hot_lines[1].gpu_reason == "selected");
+    CHECK(l.hot_lines[1].sim_reason == "barrier");
+    CHECK_FALSE(l.hot_lines[1].agrees());
+    std::ostringstream out;
+    tklab::profiler::write_timing_summary(out, f);
+    CHECK_THAT(out.str(), Catch::Contains("timing: lesson07 solution launch 0 sim_us"));
+    CHECK_THAT(out.str(), Catch::EndsWith("hot_lines 1/2\n"));
+    std::ostringstream table;
+    tklab::profiler::write_timing(table, f);
+    CHECK_THAT(table.str(), Catch::Contains("top reason agrees on 1 of 2"));
+    CHECK_THAT(table.str(), Catch::Contains("not modelled"));
+}
