@@ -10,7 +10,7 @@ namespace tklab::sim {
 const char* builtin_arch_json(const std::string& name);
 
 namespace {
-int get_int(const nlohmann::json& j, const char* path) {
+const nlohmann::json& get(const nlohmann::json& j, const char* path) {
     const nlohmann::json* cur = &j;
     std::string p(path), part;
     std::stringstream ss(p);
@@ -20,7 +20,14 @@ int get_int(const nlohmann::json& j, const char* path) {
         cur = &(*cur)[part];
     }
     if (!cur->is_number()) throw std::runtime_error(std::string("cost model: field '") + path + "' must be a number");
-    return cur->get<int>();
+    return *cur;
+}
+int get_int(const nlohmann::json& j, const char* path) { return get(j, path).get<int>(); }
+// A bandwidth: a positive number.
+double get_rate(const nlohmann::json& j, const char* path) {
+    const double v = get(j, path).get<double>();
+    if (!(v > 0)) throw std::runtime_error(std::string("cost model: field '") + path + "' must be above 0");
+    return v;
 }
 } // namespace
 
@@ -62,6 +69,17 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.tma_bytes_per_cycle = get_int(j, "tma.bytes_per_cycle");
     m.wgmma_latency = get_int(j, "wgmma.latency");
     m.wgmma_fma_per_cycle = get_int(j, "wgmma.fma_per_cycle");
+    m.global_dram_latency = get_int(j, "global.dram_latency");
+    m.cp_async_dram_latency = get_int(j, "cp_async.dram_latency");
+    m.tma_dram_latency = get_int(j, "tma.dram_latency");
+    m.l2_bytes = get(j, "memory.l2_bytes").get<int64_t>();
+    m.l2_bytes_per_cycle_per_sm = get_rate(j, "memory.l2_bytes_per_cycle_per_sm");
+    m.l2_bytes_per_cycle_one_sm = get_rate(j, "memory.l2_bytes_per_cycle_one_sm");
+    m.dram_bytes_per_cycle_per_sm = get_rate(j, "memory.dram_bytes_per_cycle_per_sm");
+    m.dram_bytes_per_cycle_one_sm = get_rate(j, "memory.dram_bytes_per_cycle_one_sm");
+    m.sector_bytes = get_int(j, "memory.sector_bytes");
+    m.launch_overhead_cycles = get_int(j, "launch.overhead_cycles");
+    if (m.sector_bytes < 1) throw std::runtime_error("cost model: field 'memory.sector_bytes' must be at least 1");
     if (m.tma_bytes_per_cycle < 1) throw std::runtime_error("cost model: field 'tma.bytes_per_cycle' must be at least 1");
     if (m.wgmma_fma_per_cycle < 4) throw std::runtime_error("cost model: field 'wgmma.fma_per_cycle' must be at least 4");
     return m;

@@ -1,5 +1,6 @@
 // Per-architecture latencies and throughputs, read from sim/arch/<name>.json.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace tklab::sim {
@@ -19,6 +20,16 @@ struct CostModel {
     int barrier_latency = 0, mbarrier_latency = 0;
     int tma_latency = 0, tma_bytes_per_cycle = 1;    // bulk tensor copies (one copy engine per block)
     int wgmma_latency = 0, wgmma_fma_per_cycle = 4;  // dense bf16 multiply-adds per cycle per SM
+    // The memory model (sim/README.md, "Global memory"): a launch whose
+    // buffers fit in L2 is served by L2, else by DRAM; the latencies above are
+    // L2's, these DRAM's. Bandwidths in bytes per SM cycle: per SM when every
+    // SM streams at once (the device's total over its SMs), and one SM alone.
+    int global_dram_latency = 0, cp_async_dram_latency = 0, tma_dram_latency = 0;
+    int64_t l2_bytes = 0;
+    double l2_bytes_per_cycle_per_sm = 1, l2_bytes_per_cycle_one_sm = 1;
+    double dram_bytes_per_cycle_per_sm = 1, dram_bytes_per_cycle_one_sm = 1;
+    int sector_bytes = 32;  // global accesses move whole sectors
+    int launch_overhead_cycles = 0;  // a launch's time beyond its blocks' (start-up and drain)
 
     // Loads sim/arch/<name>.json (or a path); throws std::runtime_error saying which field is wrong.
     static CostModel load(const std::string& name_or_path);

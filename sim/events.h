@@ -75,6 +75,7 @@ struct BlockTrace {
     std::vector<uint16_t> warp_peak_regs;
     std::vector<SnapshotRecord> snapshots;
     std::vector<RegionRecord> regions;  // in the order they began
+    uint64_t global_bytes = 0;          // global memory traffic, in whole sectors
     int peak_regs = 0;                  // the block's highest live registers per thread
     // Per-thread registers summed over the block's warps after their setmaxnreg
     // (a warp that never called it: its peak); 0 when no warp called it.
@@ -96,7 +97,13 @@ struct Stats {
     uint64_t barrier_wait_cycles = 0;
     uint64_t max_block_cycles = 0;       // slowest block
     uint64_t sum_block_cycles = 0;
-    uint64_t est_kernel_cycles = 0;      // slowest block x waves, from occupancy
+    uint64_t est_kernel_cycles = 0;      // the largest of the bounds below, plus the launch overhead
+    uint64_t wave_cycles = 0;            // slowest block x waves, from occupancy
+    uint64_t global_bytes = 0;           // global memory traffic of every block, in whole sectors
+    uint64_t dram_bytes = 0;             // of it, from or to DRAM (the memory model)
+    uint64_t l2_cycles = 0, dram_cycles = 0;  // that traffic over the bandwidth of the SMs with blocks
+    uint64_t launch_overhead_cycles = 0;
+    const char* time_limit = "";         // which bound est_kernel_cycles is: "blocks", "L2 bandwidth", "DRAM bandwidth"
     int blocks_per_sm = 0;
     int peak_regs = 0;                   // live registers per thread at the peak
     uint32_t peak_regs_loc = 0;          // declaration that reached it

@@ -4,6 +4,7 @@
 // the launch's. Also the options, the cost models, and the SM count kernels ask for.
 #include "sim/simulator.h"
 
+#include "sim/memory.h"
 #include "sim/merge.h"
 #include "sim/scheduler.h"
 #include "sim/state.h"
@@ -57,10 +58,11 @@ void end_open_regions(Block& b) {
 }
 
 void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block_dim, size_t smem_bytes,
-               const std::function<void()>& body, const CostModel& cost, StackPool& stacks, AlignedBuffer& smem, bugs::SharedShadow& shadow,
-               BlockResult& out) {
+               const std::function<void()>& body, const CostModel& cost, const MemoryPath& memory, StackPool& stacks, AlignedBuffer& smem,
+               bugs::SharedShadow& shadow, BlockResult& out) {
     Block b;
     b.cost = &cost;
+    b.memory = memory;
     b.out = &out;
     b.kernel = kernel;
     b.smem_bytes = smem_bytes;
@@ -138,6 +140,26 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     }
 }
 
+// Blocks of this launch resident on one SM at once, by threads, shared memory
+// and the block limit (registers are known only after the run).
+int blocks_per_sm_before_run(const CostModel& cost, unsigned threads, size_t smem_bytes) {
+    int per_sm = std::min(cost.max_blocks_per_sm, cost.max_threads_per_sm / int(std::max(1u, threads)));
+    if (smem_bytes) per_sm = std::min<int>(per_sm, int(cost.shared_bytes_per_sm / smem_bytes));
+    return std::max(per_sm, 1);
+}
+
+// The memory model (sim/README.md, "Global memory"): a launch whose buffers
+// (every registered allocation) fit in L2 finds its data there, else in DRAM.
+MemoryPath memory_path(const CostModel& cost) {
+    MemoryPath m;
+    m.footprint = registered_global_bytes();
+    m.dram = int64_t(m.footprint) > cost.l2_bytes;
+    m.load_latency = m.dram ? cost.global_dram_latency : cost.global_latency;
+    m.cp_async_latency = m.dram ? cost.cp_async_dram_latency : cost.cp_async_latency;
+    m.tma_latency = m.dram ? cost.tma_dram_latency : cost.tma_latency;
+    return m;
+}
+
 RunResult g_last;
 Observer* g_observer = nullptr;
 
@@ -153,9 +175,7 @@ int host_threads() {
 // Blocks resident on the whole GPU at once, by threads and shared memory
 // (registers are known only after the run): the default timeline set.
 uint64_t first_wave(const CostModel& cost, unsigned threads, size_t smem_bytes, uint64_t nblocks) {
-    int per_sm = std::min(cost.max_blocks_per_sm, cost.max_threads_per_sm / int(std::max(1u, threads)));
-    if (smem_bytes) per_sm = std::min<int>(per_sm, int(cost.shared_bytes_per_sm / smem_bytes));
-    return std::min<uint64_t>(nblocks, uint64_t(std::max(per_sm, 1)) * uint64_t(cost.sms));
+    return std::min<uint64_t>(nblocks, uint64_t(blocks_per_sm_before_run(cost, threads, smem_bytes)) * uint64_t(cost.sms));
 }
 } // namespace
 
@@ -189,6 +209,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     g_last.smem_bytes = smem_bytes;
     g_last.arch = cost.name;
     g_last.first_wave_blocks = first_wave(cost, nthreads, smem_bytes, nblocks);
+    const MemoryPath memory = memory_path(cost);
     Observer* obs = g_observer;
     if (obs) obs->launch_begin(g_last, cost);
     const bool keep = options().keep_blocks;
@@ -229,7 +250,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
             if (i >= nblocks || i > first_error.load()) break;
             results[i].trace.timeline = !obs || obs->wants_timeline(i);
             try {
-                run_block(kernel, uint32_t(i), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, stacks, smem, shadow, results[i]);
+                run_block(kernel, uint32_t(i), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, memory, stacks, smem, shadow, results[i]);
             } catch (...) {
                 results[i].error = std::current_exception();
                 uint64_t cur = first_error.load();
@@ -248,7 +269,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     }
     emit_ready();
 
-    merger.finish(cost, nthreads, nblocks);
+    merger.finish(cost, nthreads, nblocks, memory);
     g_last.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     const uint64_t err = first_error.load();
     std::exception_ptr error = err != UINT64_MAX ? results[err].error : nullptr;

@@ -27,6 +27,12 @@ void unregister_global(const void* p) {
     g_allocs.erase(uintptr_t(p));
 }
 
+size_t registered_global_bytes() {
+    std::lock_guard lk(g_alloc_mu);
+    size_t n = 0;
+    for (const auto& [base, a] : g_allocs) n += a.bytes;
+    return n;
+}
 
 const Allocation* find_allocation(uintptr_t p, size_t bytes) {
     auto it = g_allocs.upper_bound(p);

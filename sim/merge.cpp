@@ -4,6 +4,7 @@
 #include "sim/instructions.h"
 
 #include <algorithm>
+#include <cmath>
 #include <cstdint>
 #include <iterator>
 
@@ -67,12 +68,13 @@ void Merger::add(BlockResult& br) {
         st.peak_regs_loc = bt.peak_regs_loc;
         st.peak_live = bt.peak_live;
     }
+    st.global_bytes += bt.global_bytes;
     st.max_block_cycles = std::max(st.max_block_cycles, bt.cycles);
     st.sum_block_cycles += bt.cycles;
     st.blocks_run++;
 }
 
-void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks) {
+void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks, const MemoryPath& memory) {
     Stats& st = r_.stats;
     const int regs = (cost.base_registers_per_thread + st.peak_regs + 7) / 8 * 8;
     struct Limit { int blocks; const char* why; };
@@ -91,8 +93,24 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     if (st.blocks_per_sm > 0) {
         const uint64_t slots = uint64_t(st.blocks_per_sm) * cost.sms;
         const uint64_t waves = (nblocks + slots - 1) / slots;
-        st.est_kernel_cycles = waves * st.max_block_cycles;
+        st.wave_cycles = waves * st.max_block_cycles;
     }
+    // The memory model's bounds (sim/README.md, "Global memory"): every
+    // block's traffic through the L2's bandwidth, and the launch's buffers
+    // streamed once through DRAM's when they do not fit in L2. The SMs with
+    // blocks share each level's bandwidth, each at most what one SM alone gets.
+    const double active_sms = double(std::min<uint64_t>(nblocks, uint64_t(std::max(cost.sms, 1))));
+    const double l2_rate = std::min(cost.l2_bytes_per_cycle_per_sm * cost.sms, cost.l2_bytes_per_cycle_one_sm * active_sms);
+    const double dram_rate = std::min(cost.dram_bytes_per_cycle_per_sm * cost.sms, cost.dram_bytes_per_cycle_one_sm * active_sms);
+    st.dram_bytes = memory.dram ? std::min<uint64_t>(memory.footprint, st.global_bytes) : 0;
+    st.l2_cycles = uint64_t(std::ceil(double(st.global_bytes) / l2_rate));
+    st.dram_cycles = uint64_t(std::ceil(double(st.dram_bytes) / dram_rate));
+    st.launch_overhead_cycles = uint64_t(std::max(0, cost.launch_overhead_cycles));
+    st.time_limit = "blocks";
+    uint64_t bound = st.wave_cycles;
+    if (st.l2_cycles > bound) bound = st.l2_cycles, st.time_limit = "L2 bandwidth";
+    if (st.dram_cycles > bound) bound = st.dram_cycles, st.time_limit = "DRAM bandwidth";
+    st.est_kernel_cycles = bound + st.launch_overhead_cycles;
 }
 
 std::vector<uint32_t> Merger::run_ids(const Interner& locs) {

@@ -22,7 +22,8 @@ public:
     // The next block in order; its ids become run-wide.
     void add(BlockResult& br);
     // Occupancy from threads, registers (rounded to the allocation unit of 8) and shared memory.
-    void finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks);
+    // Occupancy and the kernel time (the memory model's bandwidth bounds among them).
+    void finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks, const MemoryPath& memory);
 
 private:
     // Run-wide location ids for a block's table, adding the ones not seen yet.

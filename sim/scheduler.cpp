@@ -14,8 +14,10 @@ constinit thread_local Thread* g_cur = nullptr;
 
 namespace {
 
-// Rounds of failed polls by every warp after which a block is livelocked.
-constexpr uint64_t kLivelockPolls = 64;
+// Rounds of failed polls by every warp after which a block is livelocked:
+// far more than a bounded poll loop runs before the warp arrives itself (a
+// test kernel polls 100 times), and still a few milliseconds of simulation.
+constexpr uint64_t kLivelockPolls = 4096;
 
 struct SiteKey {
     Op op; const char* file; int line; const char* kfile; int kline;

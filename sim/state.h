@@ -116,6 +116,15 @@ struct Warp {
     uint32_t cp_async_commits = 0;            // the open cp.async group is epoch cp_async_commits + 1
 };
 
+// Where a launch's global accesses are served (sim/README.md, "Global
+// memory"): L2 when its buffers fit there, else DRAM. Set once per launch,
+// the same for every block.
+struct MemoryPath {
+    bool dram = false;
+    uint64_t footprint = 0;  // bytes of the launch's buffers
+    int load_latency = 0, cp_async_latency = 0, tma_latency = 0;
+};
+
 struct BarrierState {
     int expected = 0;  // threads; 0 = idle
     int arrived = 0;
@@ -198,6 +207,9 @@ struct Block {
     BarrierState bars[16];
     std::unordered_map<uint32_t, MbarState> mbars;
     uint64_t copy_engine_free = 0;  // the bulk copy engine's (TMA's) next free cycle
+    // Global memory (launch.cpp, memory_path): where the launch's data comes
+    // from. The bandwidth the blocks share bounds the launch's time (merge.cpp).
+    MemoryPath memory;
     // Asynchronous completions (bulk tensor loads landing), ordered by
     // simulated time, then by issue order: the scheduler fires each before
     // running a warp whose clock has passed it.

@@ -308,6 +308,13 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.max_block_cycles = st.max_block_cycles;
     s.sum_block_cycles = st.sum_block_cycles;
     s.est_kernel_cycles = st.est_kernel_cycles;
+    s.wave_cycles = st.wave_cycles;
+    s.global_bytes = st.global_bytes;
+    s.dram_bytes = st.dram_bytes;
+    s.l2_cycles = st.l2_cycles;
+    s.dram_cycles = st.dram_cycles;
+    s.launch_overhead_cycles = st.launch_overhead_cycles;
+    s.time_limit = st.time_limit;
     s.blocks_per_sm = st.blocks_per_sm;
     s.occupancy_limit = st.occupancy_limit;
     s.peak_regs = st.peak_regs;

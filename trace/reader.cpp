@@ -553,6 +553,12 @@ private:
         s.max_block_cycles = u("max_block_cycles");
         s.sum_block_cycles = u("sum_block_cycles");
         s.est_kernel_cycles = u("est_kernel_cycles");
+        // The kernel time's parts came later within version 1: optional.
+        for (auto [k, v] : {std::pair{"wave_cycles", &s.wave_cycles}, {"global_bytes", &s.global_bytes}, {"dram_bytes", &s.dram_bytes},
+                            {"l2_cycles", &s.l2_cycles}, {"dram_cycles", &s.dram_cycles},
+                            {"launch_overhead_cycles", &s.launch_overhead_cycles}})
+            if (r.contains(k)) *v = u(k);
+        if (r.contains("time_limit")) s.time_limit = as_string(field(r, p, "time_limit"), p + ".time_limit");
         s.blocks_per_sm = int(as_int(field(r, p, "blocks_per_sm"), p + ".blocks_per_sm", 0, 1 << 20));
         s.occupancy_limit = as_string(field(r, p, "occupancy_limit"), p + ".occupancy_limit");
         s.peak_regs = int(as_int(field(r, p, "peak_regs"), p + ".peak_regs", 0, 1 << 20));

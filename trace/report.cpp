@@ -515,8 +515,18 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
     row("estimated time", time + " = " + num(s.est_kernel_cycles) + " cycles at " +
                               (mhz ? fixed(*mhz, 0) : std::string("?")) + " MHz");
     std::string waves;
-    if (s.max_block_cycles > 0 && s.est_kernel_cycles % s.max_block_cycles == 0)
-        waves = " x " + count_of(s.est_kernel_cycles / s.max_block_cycles, "wave");
+    const uint64_t wave_cycles = s.time_limit.empty() ? s.est_kernel_cycles : s.wave_cycles;  // older traces: no parts
+    if (s.max_block_cycles > 0 && wave_cycles % s.max_block_cycles == 0)
+        waves = " x " + count_of(wave_cycles / s.max_block_cycles, "wave");
+    // The memory model's bound, when it is the larger (sim/README.md, "Global memory").
+    auto megabytes = [](uint64_t b) { return fixed(double(b) / 1e6, b < 10'000'000 ? 2 : 0) + " MB"; };
+    if (s.time_limit == "L2 bandwidth")
+        w.line(blank + "limited by L2 bandwidth: " + megabytes(s.global_bytes) + " in " + num(s.l2_cycles) + " cycles (its blocks: " +
+               num(s.wave_cycles) + ")");
+    else if (s.time_limit == "DRAM bandwidth")
+        w.line(blank + "limited by DRAM bandwidth: " + megabytes(s.dram_bytes) + " in " + num(s.dram_cycles) + " cycles (its blocks: " +
+               num(s.wave_cycles) + ")");
+    if (s.launch_overhead_cycles > 0) w.line(blank + "including " + num(s.launch_overhead_cycles) + " cycles of launch overhead");
     const std::string limit = s.occupancy_limit.empty() ? "?" : clean(s.occupancy_limit);
     const std::string occupancy =
         s.blocks_per_sm > 0 ? num(uint64_t(s.blocks_per_sm)) + " blocks/SM (limited by " + limit + ")"

@@ -103,7 +103,13 @@ struct Summary {
     std::vector<uint64_t> stall_cycles;   // by Trace::stalls index
     uint64_t barrier_wait_cycles = 0;
     uint64_t max_block_cycles = 0, sum_block_cycles = 0;
-    uint64_t est_kernel_cycles = 0;       // slowest block x waves at the occupancy below
+    uint64_t est_kernel_cycles = 0;       // the largest bound below, plus the launch overhead
+    // What est_kernel_cycles is made of (simulator; absent in older traces: 0, ""):
+    uint64_t wave_cycles = 0;             // slowest block x waves at the occupancy below
+    uint64_t global_bytes = 0, dram_bytes = 0;  // global traffic in whole sectors; of it, DRAM's
+    uint64_t l2_cycles = 0, dram_cycles = 0;    // that traffic over the bandwidth the SMs share
+    uint64_t launch_overhead_cycles = 0;
+    std::string time_limit;               // "blocks", "L2 bandwidth" or "DRAM bandwidth"
     int blocks_per_sm = 0;
     std::string occupancy_limit;          // "threads", "registers", "shared memory" or "blocks"
     int peak_regs = 0;                    // live tile registers per thread at the peak

@@ -85,8 +85,7 @@ void with_width(int d, F&& f) {
 }
 
 // Blocks of the persistent grid: as many as are resident on the GPU at once
-// (the simulator: a few, so its warps stride over rows too), fewer when the
-// rows run out first.
+// (in the simulator too), fewer when the rows run out first.
 template <int D>
 unsigned grid_blocks(int rows) {
     const int wanted = (rows + WARPS - 1) / WARPS;
@@ -97,7 +96,10 @@ unsigned grid_blocks(int rows) {
     tk::cuda_check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, layernorm_kernel<D>, THREADS, 0), "layernorm: occupancy");
     const int resident = std::max(1, sms * per_sm);
 #else
-    const int resident = 8;
+    // The GPU's figure when registers do not limit it (a warp per row needs
+    // few): threads per SM over the block's, so the simulator's grid and
+    // its timing model see the launch the GPU runs.
+    const int resident = tk::multiprocessors() * (2048 / THREADS);
 #endif
     return unsigned(std::max(1, std::min(wanted, resident)));
 }

@@ -81,10 +81,9 @@ inline tklab::lessons::Lesson lesson() {
         .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("M"), d.at("N")}; },
         // Measured at 128 x 128 x 512 (the share of warp time spent waiting for
         // global / cp.async data, long scoreboard):
-        //   exercise as shipped (synchronous loads)         82.8%  40080 cycles
-        //   cp.async, one stage, wait<0> before the math    37.9%  10928 cycles
-        //   wrong/wait_all.cuh (two stages, wait<0>)        34.8%  10411 cycles
-        //   solution (two stages, wait<2>)                   6.8%   7291 cycles
+        //   exercise as shipped (synchronous loads)         80.2%  21920 cycles
+        //   wrong/wait_all.cuh (two stages, wait<0>)        34.5%   6481 cycles
+        //   solution (two stages, wait<2>)                   6.6%   4549 cycles
         // 15% sits at twice the solution's share and under half the nearest miss.
         .goals = {tklab::lessons::max_memory_wait_share(0.15)},
     };

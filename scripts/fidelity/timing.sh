@@ -16,6 +16,12 @@ tklab="$build/tklab"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cases=$(grep -v '^#' scripts/fidelity/timing_cases.txt | grep -c .)
+first=$(ls "$dir"/*__*__one.cbor 2>/dev/null | head -1)
+gpu_name=$([ -n "$first" ] && NO_COLOR=1 "$tklab" report "$first" 2>/dev/null | sed -n 's/.*cost model \(.*\)$/\1/p' | head -1)
+echo "tklab timing fidelity report — $(date -u +%Y-%m-%d) — GPU: ${gpu_name:-unknown} (traces from scripts/gpu/fidelity_timing.sh)"
+echo "Simulator: $(git rev-parse --short HEAD 2>/dev/null) on $(nproc) cores of $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1);" \
+     "cost model sim/arch/h100.json. Each launch: scripts/fidelity/timing_cases.txt, seed 1."
+echo
 i=0
 while read -r name variant one many; do
   [ -z "$name" ] && continue

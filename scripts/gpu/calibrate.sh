@@ -13,9 +13,9 @@
 # --only F,...  run some families only: issue, shared, tensor, async, global
 # --bin PATH    run an already built binary instead of building (the CMake
 #               build makes build/bench/calibrate when it has CUDA)
-# Needs nvcc and python3; takes about a minute. The figures are not used by the
-# simulator yet: sim/arch/README.md ("Measured on our H100") says what each
-# difference will mean for the SM model of issue 23.
+# Needs nvcc and python3 (and ncu for the launch overhead); takes about a
+# minute. Then scripts/dev/arch_from_calibration.py OUTPUT_JSON sim/arch/ARCH.json
+# writes the measured figures into the cost model (sim/arch/README.md).
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=results/calibration_h100.json
@@ -53,6 +53,22 @@ fi
 echo "==> running $bin"
 args=("$work/raw.json"); [ -n "$only" ] && args+=(--only "$only")
 "$bin" "${args[@]}" || { echo "calibrate.sh: the microbenchmarks failed" >&2; exit 1; }
+# The launch overhead: Nsight Compute's sm__cycles_elapsed.max of an empty
+# one-block kernel, the median of 10 launches (only ncu sees a launch from
+# outside its blocks).
+if command -v ncu >/dev/null && { [ -z "$only" ] || [[ "$only" == *launch* ]]; }; then
+  echo "==> launch overhead (ncu, empty kernel)"
+  empty=$(ncu --kernel-name empty_kernel --metrics sm__cycles_elapsed.max --csv "$bin" --empty-kernel 2>/dev/null |
+          awk -F'","' '/sm__cycles_elapsed.max/ { v = $NF; gsub(/[",]/, "", v); print v }' | sort -n | awk '{ a[NR] = $1 } END { if (NR) print a[int((NR + 1) / 2)] }')
+  [ -n "$empty" ] && EMPTY_CYCLES=$empty python3 - "$work/raw.json" <<'PY'
+import json, os, sys
+p = sys.argv[1]; raw = json.load(open(p))
+raw["figures"].append({"name": "launch.empty_kernel_cycles", "value": float(os.environ["EMPTY_CYCLES"]), "unit": "cycles",
+                       "method": "ncu sm__cycles_elapsed.max of an empty kernel of one 128-thread block, median of 10 launches",
+                       "plausible": [500, 20000]})
+json.dump(raw, open(p, "w"))
+PY
+fi
 
 gpu_line=$(nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1)
 nvcc_version=$("$nvcc" --version | grep -o 'release [0-9.]*, V[0-9.]*' | head -1)
@@ -85,7 +101,10 @@ def model(fig):
     m = re.match(r"ldmatrix\.latency_x(\d)", n)
     if m: return M["ldmatrix"]["latency"] + int(m.group(1)) * cpw, f"ldmatrix.latency + {m.group(1)} wavefront(s)"
     if n == "shfl.latency": return M["shfl"]["latency"], "shfl.latency"
+    if n.startswith("global.latency_dram"): return M["global"]["dram_latency"], "global.dram_latency"
+    if n.startswith("global.latency_l1"): return None, "not modelled (no L1)"
     if n.startswith("global.latency"): return M["global"]["latency"], "global.latency"
+    if n == "cp_async.latency_dram": return M["cp_async"]["dram_latency"], "cp_async.dram_latency"
     if n.startswith("cp_async.latency"): return M["cp_async"]["latency"], "cp_async.latency"
     if n == "mma_m16n8k16.latency": return M["mma_m16n8k16"]["latency"], "mma_m16n8k16.latency"
     if n.startswith("mma_m16n8k16.pipe_cycles"): return M["mma_m16n8k16"]["pipe_cycles"], "mma_m16n8k16.pipe_cycles"
@@ -96,11 +115,14 @@ def model(fig):
         if what == "cycles": return occ, "64*N*16 / wgmma.fma_per_cycle"
         if what == "fma_per_cycle": return fma, "wgmma.fma_per_cycle"
         return occ + M["wgmma"]["latency"], "64*N*16 / wgmma.fma_per_cycle + wgmma.latency"
+    if n == "tma.load_latency_dram":
+        return tma_box / M["tma"]["bytes_per_cycle"] + M["tma"]["dram_latency"], "8 KiB / tma.bytes_per_cycle + tma.dram_latency"
     if n.startswith("tma.load_latency"):
         return tma_box / M["tma"]["bytes_per_cycle"] + M["tma"]["latency"], "8 KiB / tma.bytes_per_cycle + tma.latency"
     if n.startswith("tma.") and "bytes_per_cycle" in n: return M["tma"]["bytes_per_cycle"], "tma.bytes_per_cycle"
     if n.startswith("barrier.bar_sync"): return M["barrier"]["latency"], "barrier.latency"
     if n == "mbarrier.arrive_wait_roundtrip": return 2 * M["mbarrier"]["latency"], "2 x mbarrier.latency (arrive, wait)"
+    if n == "launch.empty_kernel_cycles": return M["launch"]["overhead_cycles"], "launch.overhead_cycles"
     return None, "not modelled"
 
 figs = []
@@ -112,7 +134,8 @@ for f in raw["figures"]:
 clock = next((f["value"] for f in raw["figures"] if f["name"] == "sm_clock_mhz"), None)
 doc = {
     "what": "Calibration microbenchmarks of the simulator's cost model (issue 23, item 1): bench/calibrate/, run by scripts/gpu/calibrate.sh. "
-            "Not used by the simulator yet; model_now is what sim/arch/" + os.path.basename(model_path) + " implies today.",
+            "scripts/dev/arch_from_calibration.py writes them into sim/arch/; model_now is what sim/arch/" + os.path.basename(model_path) +
+            " implied when this ran.",
     "gpu": name.strip() or raw["gpu"],
     "driver": driver.strip(),
     "nvcc": os.environ.get("NVCC_VERSION", ""),

@@ -107,13 +107,15 @@ void Executor::check_copy_smem(int l, uint32_t addr, uint64_t bytes, uint32_t sw
 }
 
 // The copy engine moves one copy at a time: `bytes` occupy it bytes /
-// bandwidth cycles after it is free; the data is there `latency` later.
+// bandwidth cycles after it is free; the data is there the memory path's
+// latency later.
 uint64_t Executor::use_copy_engine(uint64_t bytes, uint64_t& engine_done) {
     const uint64_t start = std::max(t_, b_.copy_engine_free);
     const uint64_t bpc = uint64_t(std::max(1, cost_.tma_bytes_per_cycle));
     engine_done = start + (bytes + bpc - 1) / bpc;
     b_.copy_engine_free = engine_done;
-    return engine_done + uint64_t(cost_.tma_latency);
+    b_.out->trace.global_bytes += bytes;  // whole rows of a tensor: whole sectors
+    return engine_done + uint64_t(b_.memory.tma_latency);
 }
 
 void Executor::tma_load() {

@@ -101,6 +101,11 @@ private:
         return end;
     }
 
+    // Global memory traffic, in whole sectors: the executing lanes' accesses
+    // of `bytes_per_lane` each; added to the block's total, which bounds the
+    // launch's time by the memory's bandwidth (merge.cpp).
+    uint64_t global_traffic(uint32_t bytes_per_lane);
+
     void begin_event(Op op);
     void finish_event();
     void record_smem(const BankAnalysis& ba, const uint32_t addr[32]);

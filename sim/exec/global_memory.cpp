@@ -1,4 +1,5 @@
-// Global memory: ld.global / st.global (a fixed latency, long_scoreboard),
+// Global memory: ld.global / st.global (the memory path's latency,
+// long_scoreboard; their sectors counted for the launch's bandwidth bound),
 // and cp.async with its commit and wait groups. A cp.async reads its source
 // at issue and lands in shared memory at the wait_group that retires it; to
 // the race finder it writes its destination from its issue on (the GPU may
@@ -37,13 +38,29 @@ void Executor::global_access(Op op) {
         if (load) std::memcpy(o.data, o.gptr, bytes);
         else std::memcpy(const_cast<void*>(o.gptr), o.data, bytes);
     });
-    if (load) note_load(t_ + cost_.global_latency, Stall::long_scoreboard);
+    global_traffic(bytes);
+    if (load) note_load(t_ + uint64_t(b_.memory.load_latency), Stall::long_scoreboard);
     w_.clock = t_ + cost_.global_issue_cycles;
+}
+
+uint64_t Executor::global_traffic(uint32_t bytes_per_lane) {
+    const uint64_t s = uint64_t(cost_.sector_bytes);
+    uint64_t sectors[64];
+    int n = 0;
+    for_lanes([&](int l) {
+        const uintptr_t a = uintptr_t(lane_op(l).gptr);
+        for (uint64_t k = a / s, last = (a + bytes_per_lane - 1) / s; k <= last && n < 64; ++k) sectors[n++] = k;
+    });
+    std::sort(sectors, sectors + n);
+    const uint64_t bytes = uint64_t(std::unique(sectors, sectors + n) - sectors) * s;
+    b_.out->trace.global_bytes += bytes;
+    return bytes;
 }
 
 void Executor::cp_async() {
     const uint32_t bytes = op0_->bytes;
-    uint64_t complete = t_ + cost_.cp_async_latency;
+    global_traffic(bytes);
+    const uint64_t complete = t_ + uint64_t(b_.memory.cp_async_latency);
     for_lanes([&](int l) {
         LaneOp& o = lane_op(l);
         check_shared(b_, lane(l), o.addr, bytes, "cp.async destination");

@@ -51,10 +51,10 @@ TEST_CASE("warps spinning on test_wait for a phase nothing completes are a livel
         CHECK_THAT(msg, Catch::Contains("livelock") && Catch::Contains("warp 0: polls mbarrier 0x0 for phase parity 0") &&
                             Catch::Contains("warp 1: polls") && Catch::Contains("0 of 32 arrivals") && Catch::Contains("fix:"));
     }
-    // A few hundred polls, not millions.
+    // A few thousand polls per warp (sim/scheduler.cpp, kLivelockPolls), not millions.
     uint64_t executed = 0;
     for (const auto& b : tklab::sim::last_run().blocks) executed += b.events.size();
-    CHECK(executed < 1000);
+    CHECK(executed < 20000);
 }
 
 TEST_CASE("a loop that never ends while doing other work is stopped by the instruction budget", "[sim][limits]") {

@@ -1,0 +1,102 @@
+#!/usr/bin/env python3
+"""Writes the measured figures of a calibration run (scripts/gpu/calibrate.sh's
+JSON) into a cost model (sim/arch/NAME.json): each field the simulator reads
+gets the measured value (converted as the table below says), and the model's
+"measured" object records, per field, the calibration figure it came from,
+its method, the GPU and the date. Fields no microbenchmark measures keep their
+value and are listed under "estimated".
+  scripts/dev/arch_from_calibration.py results/calibration_h100.json sim/arch/h100.json
+tests/sim/test_cost_model.cpp checks that the two files agree."""
+import json
+import sys
+
+# field -> (calibration figure, conversion, why the conversion)
+FIELDS = {
+    "clock_mhz": ("sm_clock_mhz", lambda v: round(v), "the SM clock under load"),
+    "shared.latency": ("shared.ld_latency_4B", lambda v: round(v) - 1,
+                       "the model adds one wavefront's cycle before the latency"),
+    "shared.cycles_per_wavefront": ("shared.ld_cycles_per_wavefront_4B", lambda v: round(v), ""),
+    "ldmatrix.latency": ("ldmatrix.latency_x4", lambda v: round(v) - 4,
+                         "the model adds the x4's four wavefronts before the latency"),
+    "shfl.latency": ("shfl.latency", lambda v: round(v), ""),
+    "mma_m16n8k16.latency": ("mma_m16n8k16.latency", lambda v: round(v), ""),
+    "mma_m16n8k16.pipe_cycles": ("mma_m16n8k16.pipe_cycles_4w_per_smsp", lambda v: round(v),
+                                 "a sub-partition's tensor pipe with its warps all issuing"),
+    "barrier.latency": ("barrier.bar_sync_4w", lambda v: round(v), ""),
+    "mbarrier.latency": ("mbarrier.arrive_wait_roundtrip", lambda v: round(v / 2),
+                         "the model charges it twice: at the arrive and at the release"),
+    "global.latency": ("global.latency_l2_hit", lambda v: round(v), "a load that hits in L2"),
+    "global.dram_latency": ("global.latency_dram", lambda v: round(v), "a load that misses L2"),
+    "cp_async.latency": ("cp_async.latency_l2", lambda v: round(v), ""),
+    "cp_async.dram_latency": ("cp_async.latency_dram", lambda v: round(v), ""),
+    "tma.bytes_per_cycle": ("tma.load_bytes_per_cycle_one_sm_l2_4issuers", lambda v: round(v),
+                            "copies in flight together, one SM alone"),
+    "launch.overhead_cycles": ("launch.empty_kernel_cycles", lambda v: round(v),
+                               "an empty kernel's cycles as an SM sees them, start-up and drain"),
+    "wgmma.fma_per_cycle": ("wgmma.m64n128k16_fma_per_cycle_1wg", lambda v: int(round(v / 64) * 64), ""),
+    "memory.l2_bytes_per_cycle_per_sm": ("global.l2_bytes_per_cycle_per_sm", lambda v: round(v, 2),
+                                         "every SM reading at once: the L2's bandwidth over the SMs"),
+    "memory.l2_bytes_per_cycle_one_sm": ("global.l2_bytes_per_cycle_one_sm", lambda v: round(v, 2), "one SM alone"),
+    "memory.dram_bytes_per_cycle_per_sm": ("global.dram_bytes_per_cycle_per_sm", lambda v: round(v, 2),
+                                           "every SM reading at once: DRAM's bandwidth over the SMs"),
+    "memory.dram_bytes_per_cycle_one_sm": ("global.dram_bytes_per_cycle_one_sm", lambda v: round(v, 2), "one SM alone"),
+}
+# Derived from two figures: wgmma's latency beyond its pipe time.
+DERIVED = {
+    "wgmma.latency": (("wgmma.m64n128k16_latency", "wgmma.m64n128k16_cycles_1wg"), lambda a, b: round(a - b),
+                      "latency minus the instruction's own pipe cycles (the model adds those)"),
+    # The measured copy moves an 8 KiB box: the model adds its bytes / tma.bytes_per_cycle.
+    "tma.latency": (("tma.load_latency_l2", "tma.load_bytes_per_cycle_one_sm_l2_4issuers"), lambda a, b: round(a - 8192 / round(b)),
+                    "latency of an 8 KiB box minus its 8 KiB / tma.bytes_per_cycle (the model adds those)"),
+    "tma.dram_latency": (("tma.load_latency_dram", "tma.load_bytes_per_cycle_one_sm_l2_4issuers"), lambda a, b: round(a - 8192 / round(b)),
+                         "latency of an 8 KiB box minus its 8 KiB / tma.bytes_per_cycle (the model adds those)"),
+}
+
+
+def set_path(d, path, value):
+    keys = path.split(".")
+    for k in keys[:-1]:
+        d = d.setdefault(k, {})
+    d[keys[-1]] = value
+
+
+def get_path(d, path):
+    for k in path.split("."):
+        d = d[k]
+    return d
+
+
+def main():
+    if len(sys.argv) != 3:
+        sys.exit(__doc__)
+    cal = json.load(open(sys.argv[1]))
+    arch_path = sys.argv[2]
+    arch = json.load(open(arch_path))
+    figs = {f["name"]: f for f in cal["figures"]}
+    figs["sm_clock_mhz"] = {"value": cal["sm_clock_mhz"]["start"] if isinstance(cal["sm_clock_mhz"], dict) else cal["sm_clock_mhz"],
+                            "method": "%clock64 over a %globaltimer interval, under load"}
+    measured = {}
+    for field, (name, conv, why) in FIELDS.items():
+        if name not in figs:
+            sys.exit(f"arch_from_calibration: the calibration has no figure {name} (for {field})")
+        set_path(arch, field, conv(figs[name]["value"]))
+        measured[field] = {"from": name, "value": figs[name]["value"], "method": figs[name].get("method", "")}
+        if why:
+            measured[field]["conversion"] = why
+    for field, (names, conv, why) in DERIVED.items():
+        vals = [figs[n]["value"] for n in names]
+        set_path(arch, field, conv(*vals))
+        measured[field] = {"from": " - ".join(names), "value": vals, "conversion": why}
+    if "l2_bytes" in cal:
+        set_path(arch, "memory.l2_bytes", int(cal["l2_bytes"]))
+        measured["memory.l2_bytes"] = {"from": "cudaDeviceProp::l2CacheSize", "value": cal["l2_bytes"]}
+    arch["measured_on"] = f"{cal['gpu']}, driver {cal['driver']}, {cal['nvcc']}, {cal['date']} ({sys.argv[1]})"
+    arch["measured"] = measured
+    arch["estimated"] = sorted(k for k in ["issue_cycles", "global.issue_cycles", "base_registers_per_thread"] if k not in measured)
+    with open(arch_path, "w") as f:
+        json.dump(arch, f, indent=2)
+        f.write("\n")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+// The cost model's figures come from the calibration run they name, and the
+// memory model (sim/README.md, "Global memory") does what it says on small
+// kernels with known answers: where a load's data comes from, the bandwidth
+// bounds of a launch, and the launch overhead.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <filesystem>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <random>
+
+#include "sim/cost_model.h"
+#include "sim/simulator.h"
+#include "tk/tk.h"
+
+namespace {
+
+std::filesystem::path project_root() { return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path(); }
+
+nlohmann::json read_json(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    REQUIRE(in.good());
+    return nlohmann::json::parse(in);
+}
+
+// Each thread copies 16 bytes: a load, then a store that waits for it.
+__global__ void copy_kernel(const uint32_t* in, uint32_t* out) {
+    const uint32_t t = uint32_t(blockIdx.x * blockDim.x + threadIdx.x);
+    uint32_t w[4];
+    tk::arch::ld_global<4>(w, in + 4 * t);
+    tk::arch::st_global<4>(out + 4 * t, w);
+}
+
+struct CopyRun {
+    tklab::sim::Stats stats;
+    uint64_t store_stall = 0;  // the store's wait for the load, in block 0's warp 0
+};
+
+CopyRun run_copy(unsigned blocks, unsigned seed) {
+    std::mt19937 rng(seed);
+    const size_t words = size_t(blocks) * 128 * 4;
+    std::vector<uint32_t> host(words);
+    for (uint32_t& x : host) x = rng();
+    tk::device_buffer<uint32_t> in(words, host, "in"), out(words, "out");
+    tk::launch("copy", copy_kernel, dim3(blocks), dim3(128), 0, in.data(), out.data());
+    CHECK(out.download() == host);
+    const tklab::sim::RunResult& r = tklab::sim::last_run();
+    CopyRun c{r.stats, 0};
+    for (const auto& e : r.blocks.at(0).events)
+        if (e.warp == 0 && e.op == tklab::sim::Op::st_global) c.store_stall = e.stall_cycles;
+    return c;
+}
+
+} // namespace
+
+TEST_CASE("cost model: every measured figure is the calibration run's it names", "[sim][cost_model]") {
+    const nlohmann::json arch = read_json(project_root() / "sim/arch/h100.json");
+    const nlohmann::json cal = read_json(project_root() / "results/calibration_h100.json");
+    std::map<std::string, double> figures;
+    for (const auto& f : cal["figures"])
+        if (f["value"].is_number()) figures[f["name"].get<std::string>()] = f["value"].get<double>();
+    REQUIRE(arch.contains("measured"));
+    size_t checked = 0;
+    for (const auto& [field, m] : arch["measured"].items()) {
+        INFO(field);
+        // The field exists in the model, with a number.
+        const nlohmann::json* cur = &arch;
+        std::stringstream path(field);
+        for (std::string part; std::getline(path, part, '.');) {
+            REQUIRE(cur->contains(part));
+            cur = &(*cur)[part];
+        }
+        CHECK(cur->is_number());
+        // A single-figure source: the value it recorded is the calibration's.
+        const std::string from = m["from"].get<std::string>();
+        if (auto it = figures.find(from); it != figures.end() && m["value"].is_number()) {
+            CHECK(m["value"].get<double>() == Approx(it->second));
+            ++checked;
+        }
+    }
+    CHECK(checked >= 15);
+    CHECK_THAT(arch["measured_on"].get<std::string>(), Catch::Contains(cal["date"].get<std::string>()));
+    // The loaded model is the file's.
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    CHECK(m.clock_mhz == arch["clock_mhz"].get<double>());
+    CHECK(m.global_latency == arch["global"]["latency"].get<int>());
+    CHECK(m.global_dram_latency == arch["global"]["dram_latency"].get<int>());
+    CHECK(m.launch_overhead_cycles == arch["launch"]["overhead_cycles"].get<int>());
+    CHECK(m.dram_bytes_per_cycle_per_sm == Approx(arch["memory"]["dram_bytes_per_cycle_per_sm"].get<double>()));
+}
+
+TEST_CASE("memory model: buffers that fit in L2 are read at L2's latency, and every sector counts", "[sim][cost_model]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    for (unsigned seed = 1; seed <= 3; ++seed) {
+        const unsigned blocks = 1 + seed * 3;
+        const CopyRun c = run_copy(blocks, seed);
+        // The store waits for the load's data: L2's latency less the load's issue.
+        CHECK(c.store_stall == uint64_t(m.global_latency - m.global_issue_cycles));
+        // 16 bytes a lane, read and written: 2 x 512 bytes a warp, whole sectors.
+        CHECK(c.stats.global_bytes == uint64_t(blocks) * 4 * 2 * 512);
+        CHECK(c.stats.dram_bytes == 0);
+        CHECK(c.stats.launch_overhead_cycles == uint64_t(m.launch_overhead_cycles));
+        // A few blocks move little: the blocks bound the time, plus the launch overhead.
+        CHECK(std::string(c.stats.time_limit) == "blocks");
+        CHECK(c.stats.est_kernel_cycles == c.stats.wave_cycles + uint64_t(m.launch_overhead_cycles));
+        // L2's bound: the traffic over what the SMs with blocks get, each as one SM alone at most.
+        const double rate = std::min(m.l2_bytes_per_cycle_per_sm * m.sms, m.l2_bytes_per_cycle_one_sm * blocks);
+        CHECK(c.stats.l2_cycles == uint64_t(std::ceil(double(c.stats.global_bytes) / rate)));
+    }
+}
+
+TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is bound by its bandwidth", "[sim][cost_model]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    // A buffer the kernel never reads makes the launch's buffers bigger than L2.
+    tk::device_buffer<uint8_t> ballast(size_t(m.l2_bytes) + 1, "ballast");
+    for (unsigned seed = 1; seed <= 2; ++seed) {
+        const unsigned blocks = 264 * seed;  // two and four blocks per SM: every SM streams
+        const CopyRun c = run_copy(blocks, seed + 10);
+        CHECK(c.store_stall == uint64_t(m.global_dram_latency - m.global_issue_cycles));
+        // What moved came from or went to DRAM (the buffers are larger than the traffic).
+        CHECK(c.stats.dram_bytes == c.stats.global_bytes);
+        const double dram_rate = std::min(m.dram_bytes_per_cycle_per_sm * m.sms, m.dram_bytes_per_cycle_one_sm * std::min(blocks, unsigned(m.sms)));
+        const uint64_t dram_cycles = uint64_t(std::ceil(double(c.stats.global_bytes) / dram_rate));
+        CHECK(c.stats.dram_cycles == dram_cycles);
+        // DRAM is the slowest of the three here: it is the kernel's time.
+        CHECK(c.stats.dram_cycles > c.stats.wave_cycles);
+        CHECK(c.stats.dram_cycles > c.stats.l2_cycles);
+        CHECK(std::string(c.stats.time_limit) == "DRAM bandwidth");
+        CHECK(c.stats.est_kernel_cycles == dram_cycles + uint64_t(m.launch_overhead_cycles));
+    }
+}
