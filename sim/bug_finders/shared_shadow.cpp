@@ -16,6 +16,7 @@ void SharedShadow::begin_block(size_t bytes, int warps, bool races, bool uninit)
         generation_ = 1;
     }
     syncs_.assign(size_t(warps), WarpSyncs{});
+    more_reads_.clear();
 }
 
 void SharedShadow::warp_sync(int w, uint32_t seq, uint32_t mask) {
@@ -98,9 +99,10 @@ std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, u
         f.addr = first_byte(uint8_t(w.write.bytes & mask));
         found = f;
     }
+    std::vector<AccessRecord>* more = w.more_reads ? &more_reads_[w.more_reads - 1] : nullptr;
     if (write) {
-        for (AccessRecord& r : w.reads) {
-            if (!r.epoch || !(r.bytes & mask)) continue;
+        auto check_read = [&](AccessRecord& r) {
+            if (!r.epoch || !(r.bytes & mask)) return;
             if (!found && !ordered(r, who)) {
                 Finding f;
                 f.current_writes = true;
@@ -110,6 +112,11 @@ std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, u
             }
             r.bytes &= uint8_t(~mask);  // reads of bytes this write leaves alone still count
             if (!r.bytes) r = AccessRecord{};
+        };
+        for (AccessRecord& r : w.reads) check_read(r);
+        if (more) {
+            for (AccessRecord& r : *more) check_read(r);
+            std::erase_if(*more, [](const AccessRecord& r) { return !r.epoch; });
         }
         w.write = now;
         return found;
@@ -121,9 +128,18 @@ std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, u
         if (!r.epoch) { if (!slot) slot = &r; continue; }
         if ((r.bytes & ~mask) == 0 && (r.agent == now.agent || ordered(r, who))) { slot = &r; break; }
     }
+    if (!slot && more)
+        for (AccessRecord& r : *more)
+            if ((r.bytes & ~mask) == 0 && (r.agent == now.agent || ordered(r, who))) { slot = &r; break; }
     if (!slot) {
-        std::move(w.reads + 1, w.reads + 4, w.reads);
-        slot = &w.reads[3];
+        // A fifth unordered reader: the word's reads continue in the block's list.
+        if (!more) {
+            more_reads_.emplace_back();
+            w.more_reads = uint32_t(more_reads_.size());
+            more = &more_reads_.back();
+        }
+        more->push_back(now);
+        return found;
     }
     *slot = now;
     return found;

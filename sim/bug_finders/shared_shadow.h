@@ -4,13 +4,15 @@
 //             nothing orders (vector_clock.h);
 //   uninit -- a read of bytes nothing has written since the block began.
 //
-// Kept per 4-byte word: the last write and up to four reads since it, each
-// with a byte mask, so accesses to different bytes of one word never clash.
-// A read that is ordered after an earlier read replaces it (a write ordered
-// after the later one is ordered after both); when four unordered reads are
-// kept, the oldest gives way, and a race with it can be missed (never
-// invented). The words are reused from block to block: a generation number
-// marks which block's records a word holds, so nothing is cleared per block.
+// Kept per 4-byte word: the last write and every read since it that no later
+// read supersedes, each with a byte mask, so accesses to different bytes of
+// one word never clash. A read that is ordered after an earlier read (or is
+// the same agent's) replaces it: a write ordered after the later one is
+// ordered after both. Four reads fit in the word; more unordered ones (many
+// warps reading one value) go to a list of the block's, so a write is checked
+// against every reader, however many. The words are reused from block to
+// block: a generation number marks which block's records a word holds, so
+// nothing is cleared per block.
 #pragma once
 #include <cstdint>
 #include <optional>
@@ -74,6 +76,7 @@ private:
         uint8_t written = 0;  // bytes written since the block began
         AccessRecord write;
         AccessRecord reads[4];
+        uint32_t more_reads = 0;  // 1 + index into more_reads_ of the reads beyond four; 0: none
     };
     struct SyncPoint { uint32_t seq; uint32_t mask; };
     static constexpr size_t kSyncHistory = 64;
@@ -83,6 +86,8 @@ private:
     std::optional<Finding> access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write, bool lands_later);
     Word& word(uint32_t word_addr);  // this block's record of the word (older blocks' are forgotten)
 
+    // Reads beyond a word's four, per word that has them (this block's).
+    std::vector<std::vector<AccessRecord>> more_reads_;
     std::vector<Word> words_;
     std::vector<WarpSyncs> syncs_;
     uint32_t generation_ = 0;

@@ -83,10 +83,41 @@ inline void run_buffer_reused_too_soon() {
     tk::launch("buffer_reused_too_soon", buffer_reused_too_soon, dim3(1), dim3(128), 128, (const float*)x.data(), out.data(), 4);
 }
 
+// Five warps read a shared value; four of them hand it on to warp 0 through
+// a named barrier, which orders their reads before warp 0 overwrites it, but
+// not warp 1's, whose read races with the write. (A finder that keeps only a
+// few readers per word loses warp 1's, the oldest.)
+__global__ void write_after_many_readers(const float* x, float* out) {
+    const uint32_t base = smem_base();
+    const int lane = tk::laneid(), w = tk::warpid();
+    if (w == 0 && lane == 0) {
+        uint32_t v[1];
+        tk::arch::ld_global<1>(v, x);
+        tk::arch::st_shared<1>(base, v);
+    }
+    tk::arch::syncthreads();
+    uint32_t r[1] = {0};
+    if (w >= 1) tk::arch::ld_shared<1>(r, base);  // BUG write_after_many_readers
+    if (w >= 2) tk::arch::bar_arrive(1, 5 * 32);  // warps 2-5: done reading
+    if (w == 0) {
+        tk::arch::bar_sync(1, 5 * 32);  // warp 0 and warps 2-5; missing: warp 1
+        const uint32_t one[1] = {bits(1.0f)};
+        if (lane == 0) tk::arch::st_shared<1>(base, one);  // BUG write_after_many_readers
+    }
+    const uint32_t o[1] = {r[0]};
+    tk::arch::st_global<1>(out + 32 * w + lane, o);
+}
+inline void run_write_after_many_readers() {
+    tk::device_buffer<float> x(1, random_values<float>(1, 14), "x");
+    tk::device_buffer<float> out(192, "out");
+    tk::launch("write_after_many_readers", write_after_many_readers, dim3(1), dim3(192), 64, (const float*)x.data(), out.data());
+}
+
 inline const add_bug bugs[] = {
     add_bug({"missing_syncthreads", Kind::race, "warps read each other's shared values with no __syncthreads() after the writes", __FILE__, false, false, run_missing_syncthreads}),
     add_bug({"missing_syncwarp", Kind::race, "lane 0 writes a shared value the warp reads with no __syncwarp() between", __FILE__, false, false, run_missing_syncwarp}),
     add_bug({"buffer_reused_too_soon", Kind::race, "a shared buffer refilled before every warp finished reading it (no barrier after the reads)", __FILE__, false, false, run_buffer_reused_too_soon}),
+    add_bug({"write_after_many_readers", Kind::race, "a shared value overwritten after five warps read it, one of them not ordered by the barrier", __FILE__, false, false, run_write_after_many_readers}),
 };
 
 } // namespace planted::races
