@@ -205,6 +205,11 @@ struct Block {
     uint64_t smem_free = 0;        // the shared-memory pipe's next free cycle
     uint64_t tensor_free[4] = {};  // each sub-partition's tensor pipe
     BarrierState bars[16];
+    // Each barrier's last released round: who arrived, where, and its count
+    // (a count smaller than the warps that use it shows as a second round of
+    // other warps at the same line).
+    struct BarrierRound { uint32_t warps = 0; const char* file = ""; int line = 0; int expected = 0; };
+    BarrierRound last_round[16];
     std::unordered_map<uint32_t, MbarState> mbars;
     uint64_t copy_engine_free = 0;  // the bulk copy engine's (TMA's) next free cycle
     // Global memory (launch.cpp, memory_path): where the launch's data comes

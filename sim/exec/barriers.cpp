@@ -12,6 +12,7 @@
 #include <algorithm>
 #include <bit>
 #include <sstream>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -148,6 +149,36 @@ void Executor::barrier(Op op) {
                        line_of(bar.first_file, bar.first_line) + ")",
                    "give the barrier the thread count of the warps that really use it, and let each warp arrive once per use "
                    "(a bar.arrive in a loop needs a matching bar.sync by the others each time)");
+    // A block-wide barrier (no thread count: __syncthreads()) that warps reach
+    // at different lines in one round is a __syncthreads() in a branch only
+    // some warps took: the hardware counts the arrivals all the same, and the
+    // warps that took the branch wait at the other one later. Reported here,
+    // at the earlier of the two lines, before it turns into a deadlock.
+    if (b_.checks.sync && op == Op::bar_sync && count == 0 && bar.arrived > 0 &&
+        (bar.first_line != t0_->kline || std::string_view(bar.first_file) != t0_->kfile)) {
+        const bool mine_first = std::string_view(t0_->kfile) == bar.first_file ? t0_->kline < bar.first_line
+                                                                                : std::string_view(t0_->kfile) < bar.first_file;
+        const std::string here = line_of(t0_->kfile, t0_->kline), there = line_of(bar.first_file, bar.first_line);
+        fault_at(mine_first ? t0_->kfile : bar.first_file, mine_first ? t0_->kline : bar.first_line, where(*t0_),
+                 "__syncthreads() (bar.sync " + std::to_string(id) + ") reached at two places in one round: " +
+                     warp_list(bar.arrived_warps) + " at " + there + ", warp " + std::to_string(w_.id) + " at " + here +
+                     "; a __syncthreads() in a branch that only some warps take",
+                 "every thread of the block must reach the same __syncthreads(): move it out of the branch (or make the "
+                 "branch the same for the whole block)",
+                 ErrorKind::sync_misuse);
+    }
+    // A named barrier whose count is smaller than the warps that use it: the
+    // first warps to arrive release it, and the others make a round of their
+    // own at the same line, with nothing ordering the two groups.
+    const Block::BarrierRound& last = b_.last_round[id];
+    if (b_.checks.sync && count != 0 && bar.arrived == 0 && last.warps && !(last.warps >> w_.id & 1) && last.expected == expected &&
+        last.line == t0_->kline && std::string_view(last.file) == t0_->kfile && std::popcount(last.warps) * 32 == expected)
+        fault_kind(ErrorKind::sync_misuse, *t0_,
+                   "named barrier " + std::to_string(id) + " counts " + std::to_string(count) + " threads, but more use it here: " +
+                       warp_list(last.warps) + " released it, then warp " + std::to_string(w_.id) +
+                       " arrived for a round of its own; nothing orders the two groups",
+                   "give bar.sync/bar.arrive the number of threads of every warp that uses barrier " + std::to_string(id) +
+                       " (a multiple of 32), or a barrier id of their own to each group");
     if (bar.arrived == 0) { bar.first_file = t0_->kfile; bar.first_line = t0_->kline; }
     bar.arrived_warps |= 1u << w_.id;
     b_.hooks.release(w_.hb, bar.clock);
@@ -183,6 +214,7 @@ void Executor::release_barrier(int id) {
         b_.hooks.barrier_wait(r);
         sim::resume_waiter(b_, w, release, Stall::barrier);
     }
+    b_.last_round[id] = {bar.arrived_warps, bar.first_file, bar.first_line, bar.expected};
     bar = BarrierState{};
 }
 

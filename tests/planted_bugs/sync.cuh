@@ -47,6 +47,48 @@ inline void run_named_barrier_count_too_large() {
     tk::launch("named_barrier_count_too_large", named_barrier_count_too_large, dim3(1), dim3(256), 512, (const float*)x.data(), out.data());
 }
 
+// Warps 0 and 1 stage their values behind a __syncthreads() inside their
+// branch; every warp then meets at a second one. The hardware counts the
+// branch's barrier and the second as one round, and warps 0-1 then wait at
+// the second for warps that have gone past it.
+__global__ void syncthreads_in_branch(const float* x, float* out) {
+    const uint32_t base = smem_base();
+    const int w = tk::warpid(), lane = tk::laneid();
+    uint32_t v[1];
+    tk::arch::ld_global<1>(v, x + 32 * w + lane);
+    if (w < 2) {
+        tk::arch::st_shared<1>(base + 4 * uint32_t(32 * w + lane), v);
+        tk::arch::syncthreads();  // BUG syncthreads_in_branch
+    }
+    tk::arch::syncthreads();
+    tk::arch::ld_shared<1>(v, base + 4 * uint32_t(lane));
+    tk::arch::st_global<1>(out + 32 * w + lane, v);
+}
+inline void run_syncthreads_in_branch() {
+    tk::device_buffer<float> x(128, random_values<float>(128, 33), "x");
+    tk::device_buffer<float> out(128, "out");
+    tk::launch("syncthreads_in_branch", syncthreads_in_branch, dim3(1), dim3(128), 512, (const float*)x.data(), out.data());
+}
+
+// All 256 threads synchronise on a named barrier that counts 128: the first
+// four warps to arrive release it without the other four, whose values
+// they then read.
+__global__ void named_barrier_count_too_small(const float* x, float* out) {
+    const uint32_t base = smem_base();
+    const int t = int(threadIdx.x);
+    uint32_t v[1];
+    tk::arch::ld_global<1>(v, x + t);
+    tk::arch::st_shared<1>(base + 4 * uint32_t(t), v);
+    tk::arch::bar_sync(1, 128);  // BUG named_barrier_count_too_small
+    tk::arch::ld_shared<1>(v, base + 4 * uint32_t(255 - t));
+    tk::arch::st_global<1>(out + t, v);
+}
+inline void run_named_barrier_count_too_small() {
+    tk::device_buffer<float> x(256, random_values<float>(256, 34), "x");
+    tk::device_buffer<float> out(256, "out");
+    tk::launch("named_barrier_count_too_small", named_barrier_count_too_small, dim3(1), dim3(256), 1024, (const float*)x.data(), out.data());
+}
+
 // An mbarrier counting one arrival per phase, which every lane of the warp
 // arrives on (it should be one elected lane, or a count of 32).
 __global__ void mbarrier_extra_arrivals(float* out) {
@@ -84,6 +126,8 @@ inline void run_mbarrier_wrong_parity() {
 inline const add_bug bugs[] = {
     add_bug({"syncthreads_after_early_return", Kind::sync, "__syncthreads() after some warps returned early (part of the block)", __FILE__, false, true, run_syncthreads_after_early_return}),
     add_bug({"named_barrier_count_too_large", Kind::sync, "a named barrier counting 256 threads used by 128", __FILE__, false, true, run_named_barrier_count_too_large}),
+    add_bug({"syncthreads_in_branch", Kind::sync, "a __syncthreads() inside a branch only warps 0-1 take, then one all warps reach", __FILE__, false, true, run_syncthreads_in_branch}),
+    add_bug({"named_barrier_count_too_small", Kind::sync, "a named barrier counting 128 threads used by 256", __FILE__, false, false, run_named_barrier_count_too_small}),
     add_bug({"mbarrier_extra_arrivals", Kind::sync, "32 arrivals on an mbarrier initialised for 1", __FILE__, false, false, run_mbarrier_extra_arrivals}),
     add_bug({"mbarrier_wrong_parity", Kind::sync, "a wait for an mbarrier phase that can never complete (wrong parity)", __FILE__, false, true, run_mbarrier_wrong_parity}),
 };
