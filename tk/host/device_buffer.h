@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 #include "tk/common/base.h"
+#include "tk/host/memory_check.h"
 #if defined(TK_GPU)
 #include <cuda_runtime.h>
 #else
@@ -30,6 +31,8 @@ public:
 #if defined(TK_GPU)
         cuda_check(cudaMalloc(&p_, bytes), ("cudaMalloc of " + name_).c_str());
 #else
+        // The buffer, and the uninitialised-read finder's bit per byte of it.
+        tk::host::check_fits(bytes + bytes / 8, "device buffer '" + name_ + "' (" + std::to_string(n) + " elements)");
         p_ = static_cast<T*>(std::aligned_alloc(256, (bytes + 255) / 256 * 256));
         if (!p_) throw std::bad_alloc();
         std::memset(static_cast<void*>(p_), 0xff, bytes);  // like fresh device memory: not zero

@@ -7,6 +7,7 @@
 #include <random>
 #include <vector>
 #include "tk/common/dtypes.h"
+#include "tk/host/memory_check.h"
 
 namespace tk::host {
 
@@ -16,6 +17,7 @@ template <typename T>
 std::vector<T> random_values(size_t n, uint32_t seed, float lo = -1.f, float hi = 1.f) {
     std::mt19937 rng(seed);
     std::uniform_real_distribution<float> dist(lo, hi);
+    check_fits(uint64_t(n) * sizeof(T), "an input of " + std::to_string(n) + " values");
     std::vector<T> v(n);
     for (auto& x : v) x = from_float<T>(dist(rng));
     return v;
@@ -32,6 +34,7 @@ template <typename T> std::vector<float> to_floats(const std::vector<T>& v) {
 // loop streams rows in the common case.
 inline std::vector<double> matmul_reference(const std::vector<float>& a, const std::vector<float>& b, int M, int N, int K,
                                             bool a_transposed = false, bool b_transposed = false) {
+    check_fits(uint64_t(M) * uint64_t(N) * sizeof(double), "the float64 reference of a " + std::to_string(M) + " x " + std::to_string(N) + " product");
     std::vector<double> c(size_t(M) * N, 0.0);
     for (int m = 0; m < M; ++m) {
         double* crow = &c[size_t(m) * N];
