@@ -84,13 +84,16 @@ public:
     // whose row says it touches shared memory must have shown the finders an
     // access: else its executor forgot them (a simulator bug, not the kernel's).
     void instruction_done(bugs::VectorClock& warp_clock, int warp, uint32_t seq, bool lanes_met, uint32_t lanes,
-                          bool touches_shared, const char* name) {
+                          bool touches_shared, const char* name, uint32_t executing, uint32_t all) {
         if (!shadow_) return;
         if (touches_shared && accesses_ == 0)
             throw std::logic_error(std::string("tklab simulator bug: the executor of ") + name +
                                    " touched shared memory without showing the bug finders (Hooks::access); see sim/README.md, "
                                    "\"Adding an instruction\"");
-        if (released_) ++warp_clock[size_t(warp)];
+        if (released_) {
+            shadow_->warp_release(warp, warp_clock[size_t(warp)], seq, executing, all);
+            ++warp_clock[size_t(warp)];
+        }
         released_ = false;
         if (lanes_met) shadow_->warp_sync(warp, seq, lanes);
     }

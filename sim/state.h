@@ -110,6 +110,14 @@ struct Warp {
     // Bug finders: what this warp has acquired (its own entry: its epoch now),
     // its instruction count, and the epochs of its bulk copies and wgmma groups.
     bugs::VectorClock hb;
+    // Lanes that have not acquired everything hb holds: some lanes waited on
+    // an mbarrier (one elected lane, say) and these did not, nor met them at
+    // a warp-synchronous instruction since. They see hb_lag, the warp's
+    // knowledge before that wait. (Two clocks, not 32: a lane can be credited
+    // with more than it acquired -- a race missed, never one invented.)
+    bugs::VectorClock hb_lag;
+    uint32_t lag_lanes = 0;
+    uint32_t wait_lanes = 0;  // the lanes of the mbarrier wait it is parked at
     uint32_t seq = 0;
     uint32_t copies = 0;                      // bulk copies issued (each its own epoch of the copy engine agent)
     uint32_t wgmma_commits = 0;               // the open wgmma group is epoch wgmma_commits + 1; committed ones count up to it

@@ -16,6 +16,7 @@ void SharedShadow::begin_block(size_t bytes, int warps, bool races, bool uninit)
         generation_ = 1;
     }
     syncs_.assign(size_t(warps), WarpSyncs{});
+    partial_releases_.assign(size_t(warps), {});
     more_reads_.clear();
 }
 
@@ -26,8 +27,44 @@ void SharedShadow::warp_sync(int w, uint32_t seq, uint32_t mask) {
     ++s.count;
 }
 
+void SharedShadow::warp_release(int w, uint32_t epoch, uint32_t seq, uint32_t lanes, uint32_t all) {
+    if (!races_ || (lanes & all) == all) return;
+    partial_releases_[size_t(w)].push_back({epoch, seq, lanes});
+}
+
+// Whether release r of the earlier access's warp published that access: a
+// lane of r made it, or its lane met one of r's at a warp-synchronous
+// instruction between the access and r.
+bool SharedShadow::release_covers(const PartialRelease& r, const AccessRecord& earlier) const {
+    if (r.lanes >> earlier.lane & 1) return true;
+    const WarpSyncs& s = syncs_[size_t(earlier.agent)];
+    const size_t kept = std::min(s.count, kSyncHistory);
+    for (size_t i = 0; i < kept; ++i) {
+        const SyncPoint& p = s.ring[(s.count - 1 - i) % kSyncHistory];
+        if (p.seq > r.seq) continue;
+        if (p.seq < earlier.seq) return false;
+        if ((p.mask >> earlier.lane & 1) && (p.mask & r.lanes)) return true;
+    }
+    return s.count > kSyncHistory;  // older than the history: the benefit of the doubt
+}
+
 bool SharedShadow::ordered(const AccessRecord& earlier, const Accessor& now) const {
-    if (earlier.agent != now.agent) return (*now.clock)[earlier.agent] >= earlier.epoch;
+    if (earlier.agent != now.agent) {
+        const uint32_t known = (*now.clock)[earlier.agent];
+        if (known < earlier.epoch) return false;
+        if (agents_.kind(earlier.agent) != Agents::Kind::warp) return true;
+        // The releases that ended epochs earlier.epoch .. known are what `now`
+        // can have learnt the access from: one by the whole warp publishes
+        // it; one by some lanes only if it covers the access's lane.
+        const auto& partial = partial_releases_[size_t(earlier.agent)];
+        auto it = std::lower_bound(partial.begin(), partial.end(), earlier.epoch,
+                                   [](const PartialRelease& r, uint32_t e) { return r.epoch < e; });
+        for (uint32_t e = earlier.epoch; e <= known; ++e, ++it) {
+            if (it == partial.end() || it->epoch != e) return true;  // epoch e ended with a release by every lane
+            if (release_covers(*it, earlier)) return true;
+        }
+        return false;
+    }
     if (agents_.kind(now.agent) != Agents::Kind::warp) return true;  // an agent's own accesses are in order
     if (earlier.lane == now.lane || earlier.seq == now.seq) return true;  // program order; one instruction
     // Two lanes of one warp: ordered if an instruction that synchronised

@@ -59,6 +59,13 @@ public:
     // among themselves (syncwarp, shfl, ldmatrix, mma, bar, ...): lanes'
     // accesses before it are ordered before their accesses after it.
     void warp_sync(int w, uint32_t seq, uint32_t mask);
+    // Warp w's instruction `seq`, executed by `lanes` of the warp's `all`
+    // lanes, released (an mbarrier arrival, a bar.arrive), ending its epoch
+    // `epoch`. When some lanes stay out (one elected lane arrives; exited
+    // lanes too: an exit publishes nothing), the release publishes only what
+    // those lanes did, and what the others did before a warp-synchronous
+    // instruction they shared with them.
+    void warp_release(int w, uint32_t epoch, uint32_t seq, uint32_t lanes, uint32_t all);
 
     // Checks, then records, an access of `bytes` bytes at `addr`. Returns the
     // first problem found (the access is still recorded). A write whose data
@@ -79,6 +86,10 @@ private:
         uint32_t more_reads = 0;  // 1 + index into more_reads_ of the reads beyond four; 0: none
     };
     struct SyncPoint { uint32_t seq; uint32_t mask; };
+    // A release by some of a warp's lanes only, by the epoch it ended (a
+    // release by every live lane is not kept: it publishes the whole warp).
+    struct PartialRelease { uint32_t epoch, seq, lanes; };
+    bool release_covers(const PartialRelease& r, const AccessRecord& earlier) const;
     static constexpr size_t kSyncHistory = 64;
     struct WarpSyncs { SyncPoint ring[kSyncHistory]; size_t count = 0; };
 
@@ -90,6 +101,7 @@ private:
     std::vector<std::vector<AccessRecord>> more_reads_;
     std::vector<Word> words_;
     std::vector<WarpSyncs> syncs_;
+    std::vector<std::vector<PartialRelease>> partial_releases_;  // by warp, in epoch order
     uint32_t generation_ = 0;
     Agents agents_;
     bool races_ = false, uninit_ = false;

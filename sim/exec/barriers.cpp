@@ -58,12 +58,29 @@ void complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int relea
         r.phase = m.phase - 1;
         r.loc = b.out->locs(w.wait_file, w.wait_line);
         b.hooks.barrier_wait(r);
-        b.hooks.acquire(w.hb, m.completed);
+        acquire_for_lanes(b, w, w.wait_lanes, m.completed);
         resume_waiter(b, w, r.release, Stall::mbarrier);
     }
 }
 
 } // namespace
+
+void acquire_for_lanes(Block& b, Warp& w, uint32_t lanes, const bugs::VectorClock& from) {
+    if (!b.hooks.finders_on()) return;
+    const uint32_t others = w.exists & ~lanes;
+    if (others && !w.lag_lanes) w.hb_lag = w.hb;  // what the others know: the warp's clock before this
+    // Lanes already lagging stay so unless they acquire now; lanes that knew
+    // everything and do not take part are credited with this too (two clocks).
+    w.lag_lanes = w.lag_lanes ? (w.lag_lanes & ~lanes) : others;
+    b.hooks.acquire(w.hb, from);
+    if (!w.lag_lanes) w.hb_lag.clear();
+}
+
+void catch_up(Warp& w, uint32_t lanes) {
+    if (!w.lag_lanes || !(lanes & ~w.lag_lanes)) return;  // no lane that knows more took part
+    w.lag_lanes &= ~lanes;
+    if (!w.lag_lanes) w.hb_lag.clear();
+}
 
 // PTX ISA: a phase completes when its pending arrivals are 0 and its
 // transaction count is 0. Copies still in flight on the barrier then are
@@ -203,7 +220,7 @@ void Executor::release_barrier(int id) {
     const uint64_t release = bar.last_arrival + cost_.barrier_latency;
     for (int wid : bar.waiters) {
         Warp& w = b_.warps[wid];
-        b_.hooks.acquire(w.hb, bar.clock);
+        acquire_for_lanes(b_, w, w.exists, bar.clock);  // bar.sync: the whole warp
         BarrierRecord r;
         r.arrive = w.wait_since;
         r.release = release;
@@ -289,9 +306,8 @@ void Executor::mbarrier(Op op) {
             access(lane_accessor(l), o.addr, 8, false, lane(l));
             o.data[0] = (m.phase & 1) != (o.parity & 1);
             any_done = any_done || o.data[0];
-            // A lane that sees the phase done acquires it (the race finder
-            // keeps one clock per warp, so the warp does).
-            if (o.data[0]) b_.hooks.acquire(w_.hb, m.completed);
+            // A lane that sees the phase done acquires it; the others do not.
+            if (o.data[0]) acquire_for_lanes(b_, w_, 1u << l, m.completed);
         });
         // A poll that found nothing: the scheduler's livelock finder counts these.
         w_.failed_poll = !any_done;
@@ -302,9 +318,11 @@ void Executor::mbarrier(Op op) {
     case Op::mbar_wait: {
         MbarState& m = mbar_at(first_, op0_->addr);
         for_lanes([&](int l) { access(lane_accessor(l), lane_op(l).addr, 8, false, lane(l)); });
-        if ((m.phase & 1) != (op0_->parity & 1)) b_.hooks.acquire(w_.hb, m.completed);  // the phase is done: acquire it
+        // The phase is done: its waiting lanes acquire it.
+        if ((m.phase & 1) != (op0_->parity & 1)) acquire_for_lanes(b_, w_, mask_, m.completed);
         if ((m.phase & 1) == (op0_->parity & 1)) {
             w_.state = WarpState::at_mbarrier;
+            w_.wait_lanes = mask_;
             w_.wait_since = t_;
             w_.wait_addr = op0_->addr;
             w_.wait_parity = op0_->parity & 1;

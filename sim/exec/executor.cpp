@@ -68,7 +68,8 @@ void Executor::run() {
     // The warp's epoch ends if it released; lanes that executed a
     // warp-synchronous instruction together are ordered from here on.
     b_.hooks.instruction_done(w_.hb, w_.id, seq_, ins.warp_synchronous(), ins.meet == Meet::member_mask ? mask_ & op0_->mask : mask_,
-                              ins.touches_shared, ins.name);
+                              ins.touches_shared, ins.name, mask_, w_.exists);
+    if (ins.warp_synchronous()) catch_up(w_, ins.meet == Meet::member_mask ? mask_ & op0_->mask : mask_);
     finish_event();
     w_.last_op = op;
     w_.last_file = t0_->kfile;

@@ -29,6 +29,14 @@ float bits16_to_float(uint16_t h, bool half);
 // The shared-memory swizzles (PTX ISA, "Tensor swizzling modes") of a byte address.
 uint32_t swizzle_address(uint32_t a, uint32_t swizzle_bytes);
 
+// Lanes `lanes` of warp w acquire `from` (an mbarrier wait, a barrier's
+// release); the warp's other lanes do not until they meet one of them at a
+// warp-synchronous instruction (catch_up).
+void acquire_for_lanes(Block& b, Warp& w, uint32_t lanes, const bugs::VectorClock& from);
+// Lanes `lanes` of w met at a warp-synchronous instruction: lagging ones among
+// them that met a lane that knows more know it too.
+void catch_up(Warp& w, uint32_t lanes);
+
 // mbarrier phases (barriers.cpp), also completed by bulk copies landing (bulk_copy.cpp).
 void resume_waiter(Block& b, Warp& w, uint64_t release, Stall why);
 void try_complete_phase(Block& b, uint32_t addr, MbarState& m, uint64_t t, int releaser, const char* file, int line,
@@ -70,9 +78,9 @@ private:
     }
     BlockTrace& trace() { return b_.hooks.trace(); }
 
-    // Who lane l is to the race finder: its warp, with what the warp knows.
+    // Who lane l is to the race finder: its warp, with what the lane knows.
     bugs::Accessor lane_accessor(int l) const {
-        return {w_.id, l, w_.hb.empty() ? 0u : w_.hb[size_t(w_.id)], seq_, &w_.hb, site_};
+        return {w_.id, l, w_.hb.empty() ? 0u : w_.hb[size_t(w_.id)], seq_, (w_.lag_lanes >> l & 1) ? &w_.hb_lag : &w_.hb, site_};
     }
     // A shared-memory access by `who` at thread t's kernel line, shown to the finders.
     void access(const bugs::Accessor& who, uint32_t addr, uint32_t bytes, bool write, const Thread& t) {

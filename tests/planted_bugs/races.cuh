@@ -113,10 +113,72 @@ inline void run_write_after_many_readers() {
     tk::launch("write_after_many_readers", write_after_many_readers, dim3(1), dim3(192), 64, (const float*)x.data(), out.data());
 }
 
+// Every lane of warp 0 stages a value; lane 0 alone then arrives on the
+// mbarrier warp 1 waits for, with no __syncwarp() first, so the other lanes'
+// writes are not ordered before the arrival (PTX's memory model: a lane's
+// release publishes that lane's writes).
+__global__ void elected_arrive_without_syncwarp(const float* x, float* out) {
+    char* smem = tk::dynamic_shared_memory();
+    tk::semaphore& ready = *reinterpret_cast<tk::semaphore*>(smem);
+    const uint32_t data = smem_base() + 64;
+    const int lane = tk::laneid(), w = tk::warpid();
+    if (threadIdx.x == 0) tk::init_semaphore(ready, 1);
+    tk::arch::syncthreads();
+    uint32_t v[1];
+    if (w == 0) {
+        tk::arch::ld_global<1>(v, x + lane);
+        tk::arch::st_shared<1>(data + 4 * uint32_t(lane), v);  // BUG elected_arrive_without_syncwarp
+        // missing: tk::arch::syncwarp();
+        if (lane == 0) tk::arrive(ready);
+    } else {
+        tk::wait(ready, 0);
+        tk::arch::ld_shared<1>(v, data + 4 * uint32_t(31 - lane));  // BUG elected_arrive_without_syncwarp
+        tk::arch::st_global<1>(out + lane, v);
+    }
+}
+inline void run_elected_arrive_without_syncwarp() {
+    tk::device_buffer<float> x(32, random_values<float>(32, 15), "x");
+    tk::device_buffer<float> out(32, "out");
+    tk::launch("elected_arrive_without_syncwarp", elected_arrive_without_syncwarp, dim3(1), dim3(64), 256, (const float*)x.data(), out.data());
+}
+
+// Warp 0 stages values and every lane arrives; in warp 1 only lane 0 waits
+// for the phase, and then every lane reads, with no __syncwarp() after the
+// wait: lanes 1-31 may read before warp 0's writes (here they read after
+// them, the phase long complete, and nothing orders the two).
+__global__ void elected_wait_without_syncwarp(const float* x, float* out) {
+    char* smem = tk::dynamic_shared_memory();
+    tk::semaphore& ready = *reinterpret_cast<tk::semaphore*>(smem);
+    const uint32_t data = smem_base() + 64;
+    const int lane = tk::laneid(), w = tk::warpid();
+    if (threadIdx.x == 0) tk::init_semaphore(ready, 32);
+    tk::arch::syncthreads();
+    uint32_t v[1];
+    if (w == 0) {
+        v[0] = bits(float(lane));  // no load first: the writes come before warp 1 reads
+        tk::arch::st_shared<1>(data + 4 * uint32_t(lane), v);  // BUG elected_wait_without_syncwarp
+        tk::arrive(ready);
+    } else {
+        tk::arch::ld_global<1>(v, x + lane);  // a while later: warp 0 has arrived by now
+        tk::arch::st_global<1>(out + 32 + lane, v);
+        if (lane == 0) tk::wait(ready, 0);
+        // missing: tk::arch::syncwarp();
+        tk::arch::ld_shared<1>(v, data + 4 * uint32_t(31 - lane));  // BUG elected_wait_without_syncwarp
+        tk::arch::st_global<1>(out + lane, v);
+    }
+}
+inline void run_elected_wait_without_syncwarp() {
+    tk::device_buffer<float> x(32, random_values<float>(32, 16), "x");
+    tk::device_buffer<float> out(64, "out");
+    tk::launch("elected_wait_without_syncwarp", elected_wait_without_syncwarp, dim3(1), dim3(64), 256, (const float*)x.data(), out.data());
+}
+
 inline const add_bug bugs[] = {
     add_bug({"missing_syncthreads", Kind::race, "warps read each other's shared values with no __syncthreads() after the writes", __FILE__, false, false, run_missing_syncthreads}),
     add_bug({"missing_syncwarp", Kind::race, "lane 0 writes a shared value the warp reads with no __syncwarp() between", __FILE__, false, false, run_missing_syncwarp}),
     add_bug({"buffer_reused_too_soon", Kind::race, "a shared buffer refilled before every warp finished reading it (no barrier after the reads)", __FILE__, false, false, run_buffer_reused_too_soon}),
+    add_bug({"elected_arrive_without_syncwarp", Kind::race, "lane 0 alone arrives on an mbarrier after every lane's shared writes, with no __syncwarp() first", __FILE__, false, false, run_elected_arrive_without_syncwarp}),
+    add_bug({"elected_wait_without_syncwarp", Kind::race, "lane 0 alone waits on an mbarrier, then every lane reads, with no __syncwarp() after the wait", __FILE__, false, false, run_elected_wait_without_syncwarp}),
     add_bug({"write_after_many_readers", Kind::race, "a shared value overwritten after five warps read it, one of them not ordered by the barrier", __FILE__, false, false, run_write_after_many_readers}),
 };
 

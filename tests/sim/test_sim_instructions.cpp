@@ -102,23 +102,23 @@ TEST_CASE("hooks: an executor that touches shared memory without showing the fin
 
     // A row that touches shared memory, with no access shown: refused, naming the instruction.
     hooks.instruction_begin();
-    CHECK_THROWS_WITH(hooks.instruction_done(clock, 0, 1, false, 1u, true, "ld.shared"),
+    CHECK_THROWS_WITH(hooks.instruction_done(clock, 0, 1, false, 1u, true, "ld.shared", 1u, 1u),
                       Catch::Contains("ld.shared") && Catch::Contains("bug finders"));
 
     // The same with one access shown (a lane writing 4 bytes): accepted.
     hooks.instruction_begin();
     const tklab::sim::bugs::Accessor lane0{0, 0, clock[0], 2, &clock, 0};
     hooks.access(lane0, 64, 4, true, Op::st_shared, "kernel.cu", 1, dim3(0, 0, 0));
-    CHECK_NOTHROW(hooks.instruction_done(clock, 0, 2, false, 1u, true, "st.shared"));
+    CHECK_NOTHROW(hooks.instruction_done(clock, 0, 2, false, 1u, true, "st.shared", 1u, 1u));
 
     // An access shown before the instruction began does not count for it.
     hooks.access(lane0, 68, 4, true, Op::st_shared, "kernel.cu", 2, dim3(0, 0, 0));
     hooks.instruction_begin();
-    CHECK_THROWS_AS(hooks.instruction_done(clock, 0, 3, false, 1u, true, "ldmatrix"), std::logic_error);
+    CHECK_THROWS_AS(hooks.instruction_done(clock, 0, 3, false, 1u, true, "ldmatrix", 1u, 1u), std::logic_error);
 
     // A row that does not touch shared memory needs none.
     hooks.instruction_begin();
-    CHECK_NOTHROW(hooks.instruction_done(clock, 0, 4, false, 1u, false, "mma.sync"));
+    CHECK_NOTHROW(hooks.instruction_done(clock, 0, 4, false, 1u, false, "mma.sync", 1u, 1u));
 
     // A release ends the warp's epoch once, at the instruction's end.
     tklab::sim::bugs::VectorClock barrier_clock;
@@ -126,7 +126,7 @@ TEST_CASE("hooks: an executor that touches shared memory without showing the fin
     hooks.release(clock, barrier_clock);
     CHECK(barrier_clock.at(0) == 1);
     CHECK(clock[0] == 1);
-    hooks.instruction_done(clock, 0, 5, false, 1u, false, "bar.sync");
+    hooks.instruction_done(clock, 0, 5, false, 1u, false, "bar.sync", 1u, 1u);
     CHECK(clock[0] == 2);
     CHECK(barrier_clock.at(0) == 1);
 }
