@@ -17,6 +17,7 @@ void SharedShadow::begin_block(size_t bytes, int warps, bool races, bool uninit)
     }
     syncs_.assign(size_t(warps), WarpSyncs{});
     partial_releases_.assign(size_t(warps), {});
+    any_partial_release_ = false;
     more_reads_.clear();
 }
 
@@ -30,6 +31,7 @@ void SharedShadow::warp_sync(int w, uint32_t seq, uint32_t mask) {
 void SharedShadow::warp_release(int w, uint32_t epoch, uint32_t seq, uint32_t lanes, uint32_t all) {
     if (!races_ || (lanes & all) == all) return;
     partial_releases_[size_t(w)].push_back({epoch, seq, lanes});
+    any_partial_release_ = true;
 }
 
 // Whether release r of the earlier access's warp published that access: a
@@ -48,27 +50,36 @@ bool SharedShadow::release_covers(const PartialRelease& r, const AccessRecord& e
     return s.count > kSyncHistory;  // older than the history: the benefit of the doubt
 }
 
-bool SharedShadow::ordered(const AccessRecord& earlier, const Accessor& now) const {
+[[gnu::always_inline]] inline bool SharedShadow::ordered(const AccessRecord& earlier, const Accessor& now) const {
     if (earlier.agent != now.agent) {
         const uint32_t known = (*now.clock)[earlier.agent];
         if (known < earlier.epoch) return false;
-        if (agents_.kind(earlier.agent) != Agents::Kind::warp) return true;
-        // The releases that ended epochs earlier.epoch .. known are what `now`
-        // can have learnt the access from: one by the whole warp publishes
-        // it; one by some lanes only if it covers the access's lane.
-        const auto& partial = partial_releases_[size_t(earlier.agent)];
-        auto it = std::lower_bound(partial.begin(), partial.end(), earlier.epoch,
-                                   [](const PartialRelease& r, uint32_t e) { return r.epoch < e; });
-        for (uint32_t e = earlier.epoch; e <= known; ++e, ++it) {
-            if (it == partial.end() || it->epoch != e) return true;  // epoch e ended with a release by every lane
-            if (release_covers(*it, earlier)) return true;
-        }
-        return false;
+        if (!any_partial_release_ || agents_.kind(earlier.agent) != Agents::Kind::warp || partial_releases_[size_t(earlier.agent)].empty())
+            return true;
+        return ordered_by_partial_releases(earlier, known);
     }
     if (agents_.kind(now.agent) != Agents::Kind::warp) return true;  // an agent's own accesses are in order
     if (earlier.lane == now.lane || earlier.seq == now.seq) return true;  // program order; one instruction
-    // Two lanes of one warp: ordered if an instruction that synchronised
-    // both ran at or after the earlier access.
+    return ordered_lanes(earlier, now);
+}
+
+// The releases that ended epochs earlier.epoch .. known are what the
+// accessor can have learnt the access from: one by the whole warp publishes
+// it; one by some lanes only if it covers the access's lane.
+bool SharedShadow::ordered_by_partial_releases(const AccessRecord& earlier, uint32_t known) const {
+    const auto& partial = partial_releases_[size_t(earlier.agent)];
+    auto it = std::lower_bound(partial.begin(), partial.end(), earlier.epoch,
+                               [](const PartialRelease& r, uint32_t e) { return r.epoch < e; });
+    for (uint32_t e = earlier.epoch; e <= known; ++e, ++it) {
+        if (it == partial.end() || it->epoch != e) return true;  // epoch e ended with a release by every lane
+        if (release_covers(*it, earlier)) return true;
+    }
+    return false;
+}
+
+// Two lanes of one warp: ordered if an instruction that synchronised both
+// ran at or after the earlier access.
+bool SharedShadow::ordered_lanes(const AccessRecord& earlier, const Accessor& now) const {
     const WarpSyncs& s = syncs_[size_t(now.agent)];
     const uint32_t both = (1u << earlier.lane) | (1u << now.lane);
     const size_t kept = std::min(s.count, kSyncHistory);
@@ -136,10 +147,9 @@ std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, u
         f.addr = first_byte(uint8_t(w.write.bytes & mask));
         found = f;
     }
-    std::vector<AccessRecord>* more = w.more_reads ? &more_reads_[w.more_reads - 1] : nullptr;
     if (write) {
-        auto check_read = [&](AccessRecord& r) {
-            if (!r.epoch || !(r.bytes & mask)) return;
+        for (AccessRecord& r : w.reads) {
+            if (!r.epoch || !(r.bytes & mask)) continue;
             if (!found && !ordered(r, who)) {
                 Finding f;
                 f.current_writes = true;
@@ -149,37 +159,52 @@ std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, u
             }
             r.bytes &= uint8_t(~mask);  // reads of bytes this write leaves alone still count
             if (!r.bytes) r = AccessRecord{};
-        };
-        for (AccessRecord& r : w.reads) check_read(r);
-        if (more) {
-            for (AccessRecord& r : *more) check_read(r);
-            std::erase_if(*more, [](const AccessRecord& r) { return !r.epoch; });
         }
+        if (w.more_reads) check_more_reads(more_reads_[w.more_reads - 1], who, mask, word_addr, found);
         w.write = now;
         return found;
     }
     // A read: take the place of a read it supersedes (same agent, or ordered
-    // before this one, on no more bytes), else a free slot, else the oldest.
+    // before this one, on no more bytes), else a free slot, else the list.
     AccessRecord* slot = nullptr;
     for (AccessRecord& r : w.reads) {
         if (!r.epoch) { if (!slot) slot = &r; continue; }
         if ((r.bytes & ~mask) == 0 && (r.agent == now.agent || ordered(r, who))) { slot = &r; break; }
     }
-    if (!slot && more)
-        for (AccessRecord& r : *more)
-            if ((r.bytes & ~mask) == 0 && (r.agent == now.agent || ordered(r, who))) { slot = &r; break; }
-    if (!slot) {
-        // A fifth unordered reader: the word's reads continue in the block's list.
-        if (!more) {
-            more_reads_.emplace_back();
-            w.more_reads = uint32_t(more_reads_.size());
-            more = &more_reads_.back();
-        }
-        more->push_back(now);
-        return found;
-    }
-    *slot = now;
+    if (slot) *slot = now;
+    else add_read(w, now, who, mask);
     return found;
+}
+
+// A write checked against, and clearing, the reads beyond a word's four.
+void SharedShadow::check_more_reads(std::vector<AccessRecord>& more, const Accessor& who, uint8_t mask, uint32_t word_addr,
+                                    std::optional<Finding>& found) {
+    for (AccessRecord& r : more) {
+        if (!r.epoch || !(r.bytes & mask)) continue;
+        if (!found && !ordered(r, who)) {
+            Finding f;
+            f.current_writes = true;
+            f.earlier = r;
+            f.addr = word_addr + uint32_t(__builtin_ctz(uint8_t(r.bytes & mask)));
+            found = f;
+        }
+        r.bytes &= uint8_t(~mask);
+        if (!r.bytes) r = AccessRecord{};
+    }
+    std::erase_if(more, [](const AccessRecord& r) { return !r.epoch; });
+}
+
+// A fifth unordered reader of a word: its reads continue in the block's list
+// (replacing one there it supersedes).
+void SharedShadow::add_read(Word& w, const AccessRecord& now, const Accessor& who, uint8_t mask) {
+    if (!w.more_reads) {
+        more_reads_.emplace_back();
+        w.more_reads = uint32_t(more_reads_.size());
+    }
+    std::vector<AccessRecord>& more = more_reads_[w.more_reads - 1];
+    for (AccessRecord& r : more)
+        if ((r.bytes & ~mask) == 0 && (r.agent == now.agent || ordered(r, who))) { r = now; return; }
+    more.push_back(now);
 }
 
 } // namespace tklab::sim::bugs

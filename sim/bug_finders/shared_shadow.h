@@ -94,6 +94,13 @@ private:
     struct WarpSyncs { SyncPoint ring[kSyncHistory]; size_t count = 0; };
 
     bool ordered(const AccessRecord& earlier, const Accessor& now) const;
+    // The rarer cases, out of line so that the common ones stay fast: a warp
+    // with partial releases, two lanes of one warp, reads beyond four.
+    bool ordered_by_partial_releases(const AccessRecord& earlier, uint32_t known) const;
+    bool ordered_lanes(const AccessRecord& earlier, const Accessor& now) const;
+    void check_more_reads(std::vector<AccessRecord>& more, const Accessor& who, uint8_t mask, uint32_t word_addr,
+                          std::optional<Finding>& found);
+    void add_read(Word& w, const AccessRecord& now, const Accessor& who, uint8_t mask);
     std::optional<Finding> access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write, bool lands_later);
     Word& word(uint32_t word_addr);  // this block's record of the word (older blocks' are forgotten)
 
@@ -102,6 +109,7 @@ private:
     std::vector<Word> words_;
     std::vector<WarpSyncs> syncs_;
     std::vector<std::vector<PartialRelease>> partial_releases_;  // by warp, in epoch order
+    bool any_partial_release_ = false;                           // in this block: else every release covers every lane
     uint32_t generation_ = 0;
     Agents agents_;
     bool races_ = false, uninit_ = false;
