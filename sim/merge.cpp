@@ -105,7 +105,8 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     st.dram_bytes = memory.dram ? std::min<uint64_t>(memory.footprint, st.global_bytes) : 0;
     st.l2_cycles = uint64_t(std::ceil(double(st.global_bytes) / l2_rate));
     st.dram_cycles = uint64_t(std::ceil(double(st.dram_bytes) / dram_rate));
-    st.launch_overhead_cycles = uint64_t(std::max(0, cost.launch_overhead_cycles));
+    // A launch none of whose blocks finished has no time to add it to.
+    st.launch_overhead_cycles = st.blocks_run ? uint64_t(std::max(0, cost.launch_overhead_cycles)) : 0;
     st.time_limit = "blocks";
     uint64_t bound = st.wave_cycles;
     if (st.l2_cycles > bound) bound = st.l2_cycles, st.time_limit = "L2 bandwidth";

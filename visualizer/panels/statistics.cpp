@@ -207,9 +207,16 @@ void draw_whole_run(const trace::Trace& t, const trace::Launch& l) {
         key_value("warp instructions", with_commas(s.warp_instructions));
         key_value("slowest block", with_commas(s.max_block_cycles) + " cycles");
         key_value("mean block", with_commas(s.blocks ? s.sum_block_cycles / s.blocks : 0) + " cycles");
-        key_value("estimated kernel", with_commas(s.est_kernel_cycles) + " cycles (slowest block x waves of " +
-                                          std::to_string(s.blocks_per_sm) + " blocks per SM, limited by " +
-                                          (s.occupancy_limit.empty() ? "?" : s.occupancy_limit) + ")");
+        // Older traces hold only the waves; newer ones say which bound the time is (sim/README.md, "Global memory").
+        const std::string waves = "slowest block x waves of " + std::to_string(s.blocks_per_sm) + " blocks per SM, limited by " +
+                                  (s.occupancy_limit.empty() ? "?" : s.occupancy_limit);
+        std::string why = waves;
+        if (s.time_limit == "L2 bandwidth" || s.time_limit == "DRAM bandwidth") {
+            const uint64_t bytes = s.time_limit == "DRAM bandwidth" ? s.dram_bytes : s.global_bytes;
+            why = "limited by " + s.time_limit + ": " + with_commas(bytes) + " bytes; its blocks " + with_commas(s.wave_cycles) + " cycles";
+        }
+        if (s.launch_overhead_cycles) why += ", + " + with_commas(s.launch_overhead_cycles) + " launch overhead";
+        key_value("estimated kernel", with_commas(s.est_kernel_cycles) + " cycles (" + why + ")");
         key_value("warp time", with_commas(s.warp_cycles) + " warp-cycles (block cycles x warps, summed over blocks)");
         key_value("barrier waits", with_commas(s.barrier_wait_cycles) + " warp-cycles  " + share(s.barrier_wait_cycles, s.warp_cycles) +
                                        " of warp time (arrive to release, every waiting warp)");
