@@ -108,6 +108,10 @@ struct op_scope {
     op_scope& operator=(const op_scope&) = delete;
 };
 
+// tk::allow_uninitialized_reads: while one is alive in a thread, that
+// thread's reads of bytes nothing wrote are counted as notes, not errors.
+void allow_uninitialized_reads(bool on);
+
 // Tile value snapshots (tk::snapshot). Each lane of the warp calls snapshot()
 // with the same tile; `fill` writes what that lane holds into the row-major
 // rows x cols matrix (for a shared tile, the first lane's call writes it all).

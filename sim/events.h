@@ -76,6 +76,8 @@ struct BlockTrace {
     std::vector<SnapshotRecord> snapshots;
     std::vector<RegionRecord> regions;  // in the order they began
     uint64_t global_bytes = 0;          // global memory traffic, in whole sectors
+    uint64_t allowed_uninit_reads = 0;  // reads of unwritten bytes inside tk::allow_uninitialized_reads
+    uint32_t allowed_uninit_loc = 0;    // the first one's kernel line
     int peak_regs = 0;                  // the block's highest live registers per thread
     // Per-thread registers summed over the block's warps after their setmaxnreg
     // (a warp that never called it: its peak); 0 when no warp called it.
@@ -100,6 +102,8 @@ struct Stats {
     uint64_t est_kernel_cycles = 0;      // the largest of the bounds below, plus the launch overhead
     uint64_t wave_cycles = 0;            // slowest block x waves, from occupancy
     uint64_t global_bytes = 0;           // global memory traffic of every block, in whole sectors
+    uint64_t allowed_uninit_reads = 0;   // reads of unwritten bytes inside tk::allow_uninitialized_reads
+    uint32_t allowed_uninit_loc = 0;     // the first one's kernel line (in block order)
     uint64_t dram_bytes = 0;             // of it, from or to DRAM (the memory model)
     uint64_t l2_cycles = 0, dram_cycles = 0;  // that traffic over the bandwidth of the SMs with blocks
     uint64_t launch_overhead_cycles = 0;

@@ -43,12 +43,18 @@ public:
 
     // ---- access: checked against every earlier access, then remembered; a finding throws.
     // `lands_later`: a write whose data arrives later (cp.async), racing from now on.
+    // `allow_uninit`: the thread is inside tk::allow_uninitialized_reads.
     void access(const bugs::Accessor& who, uint32_t addr, uint32_t bytes, bool write, Op op, const char* file, int line,
-                const dim3& block, bool lands_later = false) {
+                const dim3& block, bool lands_later = false, bool allow_uninit = false) {
         if (!shadow_) return;
         ++accesses_;
-        if (auto f = shadow_->access(who, addr, bytes, write, lands_later)) report_finding(*block_, *f, who, op, file, line, block);
+        bool allowed = false;
+        if (auto f = shadow_->access(who, addr, bytes, write, lands_later, allow_uninit, &allowed))
+            report_finding(*block_, *f, who, op, file, line, block);
+        if (allowed) allowed_uninit_read(file, line);
     }
+    // A read of bytes nothing wrote inside tk::allow_uninitialized_reads: a note in the block's records.
+    void allowed_uninit_read(const char* file, int line);
     // The data of a write shown with `lands_later` is in shared memory now.
     void landed(uint32_t addr, uint32_t bytes) {
         if (shadow_) shadow_->landed(addr, bytes);

@@ -157,6 +157,10 @@ op_scope::~op_scope() {
     if (Thread* t = g_cur) --t->op_depth;
 }
 
+void allow_uninitialized_reads(bool on) {
+    if (Thread* t = g_cur) t->allow_uninit += on ? 1 : -1;
+}
+
 size_t dynamic_smem_bytes() {
     if (!g_cur) throw SimError(ErrorKind::usage, "dynamic shared memory size asked outside a simulated kernel");
     return g_cur->warp->block->smem_bytes;

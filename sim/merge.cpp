@@ -69,6 +69,9 @@ void Merger::add(BlockResult& br) {
         st.peak_live = bt.peak_live;
     }
     st.global_bytes += bt.global_bytes;
+    bt.allowed_uninit_loc = loc_map[bt.allowed_uninit_loc];
+    if (bt.allowed_uninit_reads && !st.allowed_uninit_reads) st.allowed_uninit_loc = bt.allowed_uninit_loc;
+    st.allowed_uninit_reads += bt.allowed_uninit_reads;
     st.max_block_cycles = std::max(st.max_block_cycles, bt.cycles);
     st.sum_block_cycles += bt.cycles;
     st.blocks_run++;

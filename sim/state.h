@@ -38,6 +38,8 @@ struct Thread {
     int kline = 0;
     bool exited = false;
     int op_depth = 0;
+    int allow_uninit = 0;  // tk::allow_uninitialized_reads alive in this thread
+
     const char* op_file = "";
     int op_line = 0;
     const char* op_name = nullptr;

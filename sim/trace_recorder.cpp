@@ -315,6 +315,8 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.dram_cycles = st.dram_cycles;
     s.launch_overhead_cycles = st.launch_overhead_cycles;
     s.time_limit = st.time_limit;
+    s.allowed_uninit_reads = st.allowed_uninit_reads;
+    s.allowed_uninit_loc = trace_loc(st.allowed_uninit_loc);
     s.blocks_per_sm = st.blocks_per_sm;
     s.occupancy_limit = st.occupancy_limit;
     s.peak_regs = st.peak_regs;

@@ -3,6 +3,7 @@
 #include "tk/common/base.h"
 #include "tk/common/dtypes.h"
 #include "tk/common/check.h"
+#include "tk/common/allow_uninitialized.h"
 #include "tk/common/indices.h"
 #include "tk/arch/arch.h"
 #include "tk/types/register/rv.h"

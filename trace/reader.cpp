@@ -559,6 +559,9 @@ private:
                             {"launch_overhead_cycles", &s.launch_overhead_cycles}})
             if (r.contains(k)) *v = u(k);
         if (r.contains("time_limit")) s.time_limit = as_string(field(r, p, "time_limit"), p + ".time_limit");
+        if (r.contains("allowed_uninit_reads")) s.allowed_uninit_reads = u("allowed_uninit_reads");
+        if (r.contains("allowed_uninit_loc"))
+            s.allowed_uninit_loc = uint32_t(as_int(field(r, p, "allowed_uninit_loc"), p + ".allowed_uninit_loc", 0, loc_max()));
         s.blocks_per_sm = int(as_int(field(r, p, "blocks_per_sm"), p + ".blocks_per_sm", 0, 1 << 20));
         s.occupancy_limit = as_string(field(r, p, "occupancy_limit"), p + ".occupancy_limit");
         s.peak_regs = int(as_int(field(r, p, "peak_regs"), p + ".peak_regs", 0, 1 << 20));

@@ -547,6 +547,11 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
     }
     row("barrier wait", percent(double(s.barrier_wait_cycles), double(s.warp_cycles)) + " of warp time (" +
                             num(s.barrier_wait_cycles) + " of " + num(s.warp_cycles) + " warp-cycles)");
+    if (s.allowed_uninit_reads)  // tk::allow_uninitialized_reads: notes, not errors
+    {
+        row("allowed uninit", num(s.allowed_uninit_reads) + " reads of bytes nothing wrote, in tk::allow_uninitialized_reads");
+        w.line(blank + "first at " + where(t, s.allowed_uninit_loc, 60));
+    }
     const RegisterEstimate regs = register_estimate(t, s);
     row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (+" +
                               std::to_string(regs.base) + " base = about " + std::to_string(regs.total) + ")");

@@ -110,6 +110,10 @@ struct Summary {
     uint64_t l2_cycles = 0, dram_cycles = 0;    // that traffic over the bandwidth the SMs share
     uint64_t launch_overhead_cycles = 0;
     std::string time_limit;               // "blocks", "L2 bandwidth" or "DRAM bandwidth"
+    // Reads of bytes nothing wrote inside tk::allow_uninitialized_reads, and
+    // the first one's line (optional: 0 in older traces).
+    uint64_t allowed_uninit_reads = 0;
+    uint32_t allowed_uninit_loc = 0;
     int blocks_per_sm = 0;
     std::string occupancy_limit;          // "threads", "registers", "shared memory" or "blocks"
     int peak_regs = 0;                    // live tile registers per thread at the peak

@@ -243,6 +243,8 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"dram_cycles", s.dram_cycles},
             {"launch_overhead_cycles", s.launch_overhead_cycles},
             {"time_limit", s.time_limit},
+            {"allowed_uninit_reads", s.allowed_uninit_reads},
+            {"allowed_uninit_loc", s.allowed_uninit_loc},
             {"blocks_per_sm", s.blocks_per_sm},
             {"occupancy_limit", s.occupancy_limit},
             {"peak_regs", s.peak_regs},

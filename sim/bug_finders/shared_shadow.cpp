@@ -109,11 +109,12 @@ SharedShadow::Word& SharedShadow::word(uint32_t word_addr) {
     return w;
 }
 
-std::optional<Finding> SharedShadow::access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write, bool lands_later) {
+std::optional<Finding> SharedShadow::access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write, bool lands_later,
+                                            bool allow_uninit, bool* uninit_allowed) {
     std::optional<Finding> found;
     const uint32_t end = addr + bytes;
     for (uint32_t a = addr & ~3u; a < end; a += 4) {
-        auto f = access_word(word(a), who, a, byte_mask(a, addr, end), write, lands_later);
+        auto f = access_word(word(a), who, a, byte_mask(a, addr, end), write, lands_later, allow_uninit, uninit_allowed);
         if (f && !found) found = f;
     }
     return found;
@@ -126,10 +127,12 @@ void SharedShadow::landed(uint32_t addr, uint32_t bytes) {
 }
 
 std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write,
-                                                 bool lands_later) {
+                                                 bool lands_later, bool allow_uninit, bool* uninit_allowed) {
     std::optional<Finding> found;
     auto first_byte = [&](uint8_t m) { return word_addr + uint32_t(__builtin_ctz(m)); };
-    if (uninit_ && !write && (w.written & mask) != mask) {
+    if (uninit_ && !write && (w.written & mask) != mask && allow_uninit) {
+        if (uninit_allowed) *uninit_allowed = true;
+    } else if (uninit_ && !write && (w.written & mask) != mask) {
         Finding f;
         f.kind = Finding::Kind::uninitialized;
         f.addr = first_byte(uint8_t(mask & ~w.written));

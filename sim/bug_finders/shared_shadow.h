@@ -71,7 +71,10 @@ public:
     // first problem found (the access is still recorded). A write whose data
     // `lands_later` (a cp.async: racing from its issue) leaves the bytes
     // unwritten for the uninitialised-read finder until landed() says so.
-    std::optional<Finding> access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write, bool lands_later = false);
+    // `allow_uninit`: a read of unwritten bytes is no finding; `uninit_allowed`
+    // then says it happened (tk::allow_uninitialized_reads).
+    std::optional<Finding> access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write, bool lands_later = false,
+                                  bool allow_uninit = false, bool* uninit_allowed = nullptr);
     // The data of such a write is in shared memory now.
     void landed(uint32_t addr, uint32_t bytes);
 
@@ -101,7 +104,8 @@ private:
     void check_more_reads(std::vector<AccessRecord>& more, const Accessor& who, uint8_t mask, uint32_t word_addr,
                           std::optional<Finding>& found);
     void add_read(Word& w, const AccessRecord& now, const Accessor& who, uint8_t mask);
-    std::optional<Finding> access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write, bool lands_later);
+    std::optional<Finding> access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write, bool lands_later,
+                                       bool allow_uninit, bool* uninit_allowed);
     Word& word(uint32_t word_addr);  // this block's record of the word (older blocks' are forgotten)
 
     // Reads beyond a word's four, per word that has them (this block's).

@@ -82,6 +82,10 @@ void Executor::run() {
 void Executor::check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what) {
     if (!b_.checks.uninit) return;
     if (auto bad = al.first_unwritten(a, bytes)) {
+        if (t.allow_uninit > 0) {  // tk::allow_uninitialized_reads: a note, not an error
+            b_.hooks.allowed_uninit_read(t.kfile, t.kline);
+            return;
+        }
         std::ostringstream s;
         s << "read of global memory nothing wrote: " << what << " of " << bytes << " bytes at " << hex(a) << " reads byte " << hex(*bad)
           << " (byte " << (*bad - al.base) << " of '" << al.name << "'), which neither the host (an upload) nor a kernel has written";

@@ -84,7 +84,7 @@ private:
     }
     // A shared-memory access by `who` at thread t's kernel line, shown to the finders.
     void access(const bugs::Accessor& who, uint32_t addr, uint32_t bytes, bool write, const Thread& t) {
-        b_.hooks.access(who, addr, bytes, write, op0_->op, t.kfile, t.kline, t.ids.block);
+        b_.hooks.access(who, addr, bytes, write, op0_->op, t.kfile, t.kline, t.ids.block, false, t.allow_uninit > 0);
     }
     // A read of global memory in `al`: every byte must have been written (by an upload or a kernel).
     void check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what);
