@@ -15,6 +15,7 @@
 #include "cli/lesson.h"
 #include "profiler/decode/fidelity.h"
 #include "profiler/decode/fidelity_timing.h"
+#include "sim/compiler_figures.h"
 #include "sim/simulator.h"
 #include "sim/trace_recorder.h"
 #include "trace/chrome_export.h"
@@ -24,6 +25,11 @@
 namespace tklab::cli {
 
 namespace {
+
+#ifdef TKLAB_COMPILER_FIGURES_DIR
+// This build compiled every registered kernel with nvcc too: launches show ptxas's figures.
+[[maybe_unused]] const bool g_compiler_figures = (sim::set_compiler_figures_dir(TKLAB_COMPILER_FIGURES_DIR), true);
+#endif
 
 // A progress bar on stderr for work that takes longer than a second; drawn
 // only on a terminal, so logs and pipes stay clean.

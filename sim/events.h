@@ -9,6 +9,7 @@
 // into the trace's file ids).
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 #include "sim/api.h"
@@ -112,6 +113,9 @@ struct Stats {
     int peak_regs = 0;                   // live registers per thread at the peak
     uint32_t peak_regs_loc = 0;          // declaration that reached it
     int setmaxnreg_registers = 0;        // a block's registers after setmaxnreg (BlockTrace's), largest
+    // Registers per thread the compiler is estimated to allocate, without its
+    // figures (register_estimate()): what occupancy uses when there are none.
+    int estimated_registers = 0;
     std::vector<LiveRegs> peak_live;     // declarations live at the peak
     const char* occupancy_limit = "";    // what bounds blocks_per_sm
     uint64_t blocks_run = 0;
@@ -127,6 +131,9 @@ struct RunResult {
     std::vector<BlockTrace> blocks;      // in block order (empty when Options::keep_blocks is off)
     Stats stats;
     uint64_t first_wave_blocks = 0;      // blocks resident at once, by threads and shared memory
+    // ptxas's registers, local memory and spills for this kernel, when the
+    // build compiled it with nvcc (sim/compiler_figures.h); occupancy uses them.
+    std::optional<trace::CompilerFigures> compiler;
     double wall_seconds = 0;
 };
 

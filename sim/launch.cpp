@@ -4,6 +4,7 @@
 // the launch's. Also the options, the cost models, and the SM count kernels ask for.
 #include "sim/simulator.h"
 
+#include "sim/compiler_figures.h"
 #include "sim/memory.h"
 #include "sim/merge.h"
 #include "sim/scheduler.h"
@@ -187,7 +188,8 @@ Observer* observer() { return g_observer; }
 
 const RunResult& last_run() { return g_last; }
 
-const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t smem_bytes, const std::function<void()>& body) {
+const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t smem_bytes, const std::function<void()>& body,
+                        const void* kernel_code) {
     if (g_cur) throw SimError(ErrorKind::usage, "kernel " + kernel + " launched from inside a simulated kernel; launch from host code");
     const unsigned nthreads = block.x * block.y * block.z;
     const uint64_t nblocks = uint64_t(grid.x) * grid.y * grid.z;
@@ -208,6 +210,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     g_last.block = block;
     g_last.smem_bytes = smem_bytes;
     g_last.arch = cost.name;
+    g_last.compiler = compiler_figures_for(kernel_code);
     g_last.first_wave_blocks = first_wave(cost, nthreads, smem_bytes, nblocks);
     const MemoryPath memory = memory_path(cost);
     Observer* obs = g_observer;

@@ -13,6 +13,10 @@
 
 namespace tklab::sim {
 
+// Registers per thread the compiler is estimated to allocate, when its own
+// figures are not at hand (sim/README.md, "Registers").
+int register_estimate(const CostModel& cost, int peak_tile_regs, bool reallocates, unsigned threads_per_block);
+
 class Merger {
 public:
     explicit Merger(RunResult& r) : r_(r) {

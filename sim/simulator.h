@@ -80,8 +80,10 @@ Observer* observer();
 
 // Runs `body` once per thread of grid x block, each thread on its own fiber.
 // Throws SimError on a fault, a deadlock or an exception in the kernel.
+// `kernel_code`: the kernel function, to find the compiler's figures for it
+// (sim/compiler_figures.h); nullptr: none.
 const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t smem_bytes,
-                        const std::function<void()>& body);
+                        const std::function<void()>& body, const void* kernel_code = nullptr);
 const RunResult& last_run();
 
 // Global memory the kernel may touch; accesses elsewhere are faults.

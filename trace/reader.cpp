@@ -566,6 +566,21 @@ private:
         s.occupancy_limit = as_string(field(r, p, "occupancy_limit"), p + ".occupancy_limit");
         s.peak_regs = int(as_int(field(r, p, "peak_regs"), p + ".peak_regs", 0, 1 << 20));
         s.peak_regs_loc = uint32_t(as_int(field(r, p, "peak_regs_loc"), p + ".peak_regs_loc", 0, loc_max()));
+        if (r.contains("estimated_registers"))
+            s.estimated_registers = int(as_int(field(r, p, "estimated_registers"), p + ".estimated_registers", 0, 1 << 20));
+        if (r.contains("compiler")) {
+            const std::string q = p + ".compiler";
+            const json& c = field(r, p, "compiler");
+            CompilerFigures f;
+            f.tool = as_string(field(c, q, "tool"), q + ".tool");
+            f.arch = as_string(field(c, q, "arch"), q + ".arch");
+            f.registers = int(as_int(field(c, q, "registers"), q + ".registers", 0, 1 << 16));
+            f.stack_bytes = as_uint(field(c, q, "stack_bytes"), q + ".stack_bytes");
+            f.spill_store_bytes = as_uint(field(c, q, "spill_store_bytes"), q + ".spill_store_bytes");
+            f.spill_load_bytes = as_uint(field(c, q, "spill_load_bytes"), q + ".spill_load_bytes");
+            f.static_shared_bytes = as_uint(field(c, q, "static_shared_bytes"), q + ".static_shared_bytes");
+            s.compiler = f;
+        }
         const json::array_t& live = as_array(field(r, p, "peak_live"), p + ".peak_live");
         for (size_t i = 0; i < live.size(); ++i) {
             const std::string q = p + ".peak_live[" + std::to_string(i) + "]";

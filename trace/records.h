@@ -97,4 +97,16 @@ struct Region {
     bool operator==(const Region&) const = default;
 };
 
+// What the compiler allocated for a kernel (ptxas -v for `arch`, when the
+// build found nvcc: sim/compiler_figures.h). Per thread unless named per block.
+struct CompilerFigures {
+    std::string tool;                    // e.g. "ptxas (nvcc 13.0)"
+    std::string arch;                    // e.g. "sm_90a"
+    int registers = 0;
+    uint64_t stack_bytes = 0;            // local memory: arrays indexed at run time, spills
+    uint64_t spill_store_bytes = 0, spill_load_bytes = 0;
+    uint64_t static_shared_bytes = 0;    // per block, declared in the kernel
+    bool operator==(const CompilerFigures&) const = default;
+};
+
 } // namespace tklab::trace

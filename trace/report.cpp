@@ -480,13 +480,48 @@ std::string barrier_kind(const BarrierSite& b) {
 }
 
 // Estimated registers per thread: tiles' registers plus the cost model's guess for the rest.
+// Registers per thread: ptxas's figure when the simulating build had nvcc
+// (then `base` is what it holds besides the tiles at the peak), else the
+// simulator's estimate, live tiles plus the cost model's base.
 struct RegisterEstimate {
     long long base = 0, total = 0;
+    bool compiler = false;
 };
 
+// The estimate a build without nvcc shows (older traces: base + tiles).
+long long estimate_without_compiler(const Trace& t, const Summary& s) {
+    if (s.estimated_registers > 0) return s.estimated_registers;
+    return arch_int(t, "base_registers_per_thread").value_or(0) + s.peak_regs;
+}
+
 RegisterEstimate register_estimate(const Trace& t, const Summary& s) {
+    if (s.compiler) return {std::max(0LL, (long long)s.compiler->registers - s.peak_regs), s.compiler->registers, true};
+    const long long total = estimate_without_compiler(t, s);
+    return {std::max(0LL, total - s.peak_regs), total, false};
+}
+
+// What an estimate of `total` registers is made of (sim/merge.cpp register_estimate).
+std::string estimate_parts(const Trace& t, const Summary& s, long long total) {
     const long long base = arch_int(t, "base_registers_per_thread").value_or(0);
-    return {base, base + s.peak_regs};
+    if (total == base + s.peak_regs) return std::to_string(s.peak_regs) + " tiles + " + std::to_string(base) + " base";
+    return "the most each thread may have: the kernel reallocates registers with setmaxnreg";
+}
+
+std::string signed_percent(double ours, double theirs) {
+    if (theirs <= 0) return "?";
+    char b[32];
+    std::snprintf(b, sizeof b, "%+.0f%%", 100.0 * (ours - theirs) / theirs);
+    return b;
+}
+
+// Local memory per thread that ptxas reports: spills, and a stack frame (arrays
+// it could not keep in registers, e.g. tiles indexed at run time). "" when none.
+std::string local_memory_text(const CompilerFigures& c) {
+    std::string r;
+    if (c.stack_bytes) r = num(c.stack_bytes) + " B stack frame";
+    if (c.spill_store_bytes || c.spill_load_bytes)
+        r += (r.empty() ? "" : ", ") + num(c.spill_store_bytes) + " B spilled, " + num(c.spill_load_bytes) + " B reloaded";
+    return r;
 }
 
 void write_header(LineWriter& w, const Trace& t, size_t index, const Launch& l) {
@@ -553,8 +588,19 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
         w.line(blank + "first at " + where(t, s.allowed_uninit_loc, 60));
     }
     const RegisterEstimate regs = register_estimate(t, s);
-    row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (+" +
-                              std::to_string(regs.base) + " base = about " + std::to_string(regs.total) + ")");
+    if (s.compiler) {
+        row("registers", std::to_string(s.compiler->registers) + " per thread (" + fit(s.compiler->tool, 24) + ", " +
+                             fit(s.compiler->arch, 8) + "); tiles hold " + std::to_string(s.peak_regs) + " at the peak");
+        const std::string local = local_memory_text(*s.compiler);
+        if (!local.empty())
+            row("local memory", w.bad(fit(local, 60)) + " per thread (Registers)");
+    } else {
+        row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (" +
+                                  (regs.total == regs.base + s.peak_regs && regs.base == arch_int(t, "base_registers_per_thread").value_or(0)
+                                       ? "+" + std::to_string(regs.base) + " base = about " + std::to_string(regs.total)
+                                       : "the launch's limit with setmaxnreg: about " + std::to_string(regs.total)) +
+                                  ", an estimate)");
+    }
 
     // Pointers to the sections below, so a student knows where to look first.
     const auto lines = stalled_lines(s);
@@ -695,11 +741,28 @@ void write_live_tiles(LineWriter& w, const Trace& t, const Summary& s, const Rep
     more_rows(w, shown, tiles.size(), "live tile", "live tiles");
 }
 
-void write_register_limit(LineWriter& w, const Trace& t, const RegisterEstimate& regs) {
+void write_register_limit(LineWriter& w, const Trace& t, const Summary& s, const RegisterEstimate& regs) {
+    if (s.compiler) {
+        const CompilerFigures& c = *s.compiler;
+        w.line("  " + fit(c.tool, 30) + " for " + fit(c.arch, 8) + ": " + std::to_string(c.registers) +
+               " registers per thread (occupancy uses this figure)");
+        if (c.static_shared_bytes) w.line("  static shared memory: " + num(c.static_shared_bytes) + " bytes per block");
+        const std::string local = local_memory_text(c);
+        if (local.empty()) {
+            w.line("  local memory: none (" + w.good("no spills") + ")");
+        } else {
+            w.line("  local memory: " + w.bad(fit(local, 70)) + " per thread");
+            w.line("    the compiler keeps these in local memory (L1, then L2): each access is a load or store the");
+            w.line("    GPU executes and the simulator does not model; fewer or smaller tiles live at the peak (above)");
+            w.line("    or indices known at compile time keep them in registers");
+        }
+        const long long est = estimate_without_compiler(t, s);
+        w.line("  without nvcc the simulator would estimate " + std::to_string(est) + ": " +
+               signed_percent(double(est), double(c.registers)) + " against ptxas");
+        return;
+    }
     const auto max_regs = arch_int(t, "max_registers_per_thread");
-    const std::string est = "estimate " + std::to_string(regs.total) + " per thread (" +
-                            std::to_string(regs.total - regs.base) + " tiles + " + std::to_string(regs.base) +
-                            " base)";
+    const std::string est = "estimate " + std::to_string(regs.total) + " per thread (" + estimate_parts(t, s, regs.total) + ")";
     if (!max_regs) {
         w.line("  " + est + "; the cost model gives no per-thread limit");
     } else if (regs.total > *max_regs) {
@@ -747,7 +810,7 @@ void write_registers(LineWriter& w, const Trace& t, const Launch& l, const Summa
            where(t, s.peak_regs_loc));
     source_line(w, t, s.peak_regs_loc, "    ");
     write_live_tiles(w, t, s, opt);
-    write_register_limit(w, t, regs);
+    write_register_limit(w, t, s, regs);
     write_register_occupancy(w, t, l, s, regs);
 }
 

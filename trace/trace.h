@@ -119,6 +119,13 @@ struct Summary {
     int peak_regs = 0;                    // live tile registers per thread at the peak
     uint32_t peak_regs_loc = 0;
     std::vector<LiveTile> peak_live;      // what was live at the peak
+    // ptxas's figures for the kernel, when the simulating build had nvcc
+    // (optional; occupancy then used its registers).
+    std::optional<CompilerFigures> compiler;
+    // The simulator's estimate of the registers per thread the compiler
+    // allocates (optional: 0 in older traces, where it was the cost model's
+    // base plus peak_regs).
+    int estimated_registers = 0;
     std::vector<SmemSite> smem_sites;
     std::vector<BarrierSite> barrier_sites;
     std::vector<LineStalls> line_stalls;

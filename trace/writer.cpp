@@ -220,7 +220,7 @@ json summary_record(uint32_t launch, const Launch& l) {
     json stalls = column(s.line_stalls, [](const LineStalls& x) {
         return json{{"loc", x.loc}, {"instructions", x.instructions}, {"cycles", x.cycles}};
     });
-    return {{"type", "summary"},
+    json rec = {{"type", "summary"},
             {"launch", launch},
             {"wall_seconds", l.wall_seconds},
             {"blocks", s.blocks},
@@ -248,11 +248,19 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"blocks_per_sm", s.blocks_per_sm},
             {"occupancy_limit", s.occupancy_limit},
             {"peak_regs", s.peak_regs},
+            {"estimated_registers", s.estimated_registers},
             {"peak_regs_loc", s.peak_regs_loc},
             {"peak_live", column(s.peak_live, [](const LiveTile& t) { return json::array({t.loc, t.regs}); })},
             {"smem_sites", std::move(sites)},
             {"barrier_sites", std::move(bars)},
             {"line_stalls", std::move(stalls)}};
+    if (s.compiler) {
+        const CompilerFigures& c = *s.compiler;
+        rec["compiler"] = {{"tool", c.tool}, {"arch", c.arch}, {"registers", c.registers}, {"stack_bytes", c.stack_bytes},
+                           {"spill_store_bytes", c.spill_store_bytes}, {"spill_load_bytes", c.spill_load_bytes},
+                           {"static_shared_bytes", c.static_shared_bytes}};
+    }
+    return rec;
 }
 
 json failure_record(int64_t launch, const Failure& f) {

@@ -607,6 +607,13 @@ TEST_CASE("setmaxnreg: one instruction per warp, the same count across the warpg
     const RunResult& r = tklab::sim::last_run();
     CHECK(r.stats.by_op[size_t(Op::setmaxnreg)] == 8);
     for (const Event* e : events_of(r, Op::setmaxnreg)) CHECK(e->mask == 0xffffffffu);
+    // A kernel that reallocates is estimated at the most its threads may each
+    // have (the pool setmaxnreg moves registers from): 65536 / 256, by 8s.
+    CHECK(r.stats.estimated_registers == 255);
+    for (unsigned threads : {384u, 512u, 640u}) {
+        tk::launch("setmaxnreg", setmaxnreg_kernel, dim3(1), dim3(threads), 0, 0);
+        CHECK(tklab::sim::last_run().stats.estimated_registers == int(65536 / threads / 8 * 8));
+    }
     try {
         tk::launch("setmaxnreg", setmaxnreg_kernel, dim3(1), dim3(256), 0, 1);
         FAIL("a warpgroup asking two different counts must fault");

@@ -130,7 +130,7 @@ void launch(const char* name, void (*kernel)(KArgs...), dim3 grid, dim3 block, s
     });
 #else
     tklab::sim::launch(name, {grid.x, grid.y, grid.z}, {block.x, block.y, block.z}, shared_bytes,
-                       [&] { kernel(args...); });
+                       [&] { kernel(args...); }, reinterpret_cast<const void*>(kernel));
 #endif
 }
 

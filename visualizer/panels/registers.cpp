@@ -234,6 +234,16 @@ void occupancy(const trace::Trace& t, const trace::Launch& l) {
     else
         say(palette::error, "Occupancy: a block does not fit on an SM (limited by %s)",
                            s.occupancy_limit.empty() ? "?" : s.occupancy_limit.c_str());
+    if (s.compiler) {  // the build compiled the kernel with nvcc: ptxas's figures, which occupancy used
+        const trace::CompilerFigures& c = *s.compiler;
+        say(kText, "  per thread: %d registers (%s, %s)", c.registers, c.tool.c_str(), c.arch.c_str());
+        if (c.stack_bytes || c.spill_store_bytes || c.spill_load_bytes)
+            say(palette::error, "  local memory: %llu B stack frame, %llu B spilled, %llu B reloaded per thread",
+                (unsigned long long)c.stack_bytes, (unsigned long long)c.spill_store_bytes, (unsigned long long)c.spill_load_bytes);
+        else
+            dim("  no local memory: nothing spilled");
+        return;
+    }
     const auto base = t.arch.find("base_registers_per_thread");
     if (base != t.arch.end() && base->is_number_integer()) {
         const long long b = base->get<long long>();

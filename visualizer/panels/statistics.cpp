@@ -221,6 +221,10 @@ void draw_whole_run(const trace::Trace& t, const trace::Launch& l) {
         key_value("barrier waits", with_commas(s.barrier_wait_cycles) + " warp-cycles  " + share(s.barrier_wait_cycles, s.warp_cycles) +
                                        " of warp time (arrive to release, every waiting warp)");
         key_value("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles, at " + t.where(s.peak_regs_loc));
+        if (s.compiler)
+            key_value("registers (ptxas)", std::to_string(s.compiler->registers) + " per thread, " + std::to_string(s.compiler->stack_bytes) +
+                                               " B stack frame, " + std::to_string(s.compiler->spill_store_bytes) + " B spilled (" +
+                                               s.compiler->tool + ", " + s.compiler->arch + ")");
         ImGui::EndTable();
     }
     draw_figures(t, figures_of(s, s.warp_instructions, s.warp_cycles));

@@ -1,0 +1,130 @@
+// The compiler's figures (sim/compiler_figures.h): ptxas -v reports parsed,
+// a simulated kernel matched to its entry across the two backends' spellings,
+// and occupancy taking its registers from ptxas when there is a report.
+#include <catch2/catch.hpp>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <random>
+#include <unistd.h>
+#include "sim/compiler_figures.h"
+#include "sim/simulator.h"
+#include "tk/tk.h"
+
+namespace fs = std::filesystem;
+using tklab::sim::parse_ptxas_report;
+
+namespace tklab_test_ns {
+// Named, external linkage: the simulator finds its symbol as a user's kernel's.
+template <int N>
+__global__ void figures_kernel(tk::gl<tk::bf16> x) {
+    (void)x;
+}
+} // namespace tklab_test_ns
+
+namespace {
+
+// The report ptxas -v writes for one source compiled for two targets, with
+// the given figures for sm_90a (a device function's properties in between).
+std::string report(int regs, int stack, int spill_st, int spill_ld, int smem) {
+    const std::string k = "_ZN13tklab_test_ns14figures_kernelILi4EEEvN2tk2glI13__nv_bfloat16EE";
+    std::string s = "tklab compiler figures: nvcc 13.0\ntklab source: figures.cu for sm_90a\n";
+    s += "ptxas info    : 0 bytes gmem\n";
+    s += "ptxas info    : Compiling entry function '" + k + "' for 'sm_80'\n";
+    s += "ptxas info    : Function properties for " + k + "\n";
+    s += "    8 bytes stack frame, 4 bytes spill stores, 4 bytes spill loads\n";
+    s += "ptxas info    : Used 99 registers, used 1 barriers, 380 bytes cmem[0]\n";
+    s += "ptxas info    : Function properties for _Z6helperv\n";
+    s += "    999 bytes stack frame, 999 bytes spill stores, 999 bytes spill loads\n";
+    s += "ptxas info    : Compiling entry function '" + k + "' for 'sm_90a'\n";
+    s += "ptxas info    : Function properties for " + k + "\n";
+    s += "    " + std::to_string(stack) + " bytes stack frame, " + std::to_string(spill_st) + " bytes spill stores, " +
+         std::to_string(spill_ld) + " bytes spill loads\n";
+    s += "ptxas info    : Used " + std::to_string(regs) + " registers, used 1 barriers";
+    if (smem) s += ", " + std::to_string(smem) + " bytes smem";
+    s += ", 400 bytes cmem[0]\n";
+    s += "ptxas info    : Compile time = 7.987 ms\n";
+    return s;
+}
+
+// Points the simulator at a folder holding `text` as a report while alive.
+struct FiguresFolder {
+    fs::path dir;
+    std::string old;
+    bool had_old = false;
+    explicit FiguresFolder(const std::string& text) {
+        dir = fs::temp_directory_path() / ("tklab_test_" + std::to_string(::getpid()) + "_figures");
+        fs::create_directories(dir / "lessons");
+        std::ofstream(dir / "lessons" / "figures.cu.txt") << text;
+        if (const char* e = std::getenv("TKLAB_COMPILER_FIGURES")) { old = e; had_old = true; }
+        ::setenv("TKLAB_COMPILER_FIGURES", dir.c_str(), 1);
+    }
+    ~FiguresFolder() {
+        if (had_old) ::setenv("TKLAB_COMPILER_FIGURES", old.c_str(), 1);
+        else ::unsetenv("TKLAB_COMPILER_FIGURES");
+        fs::remove_all(dir);
+    }
+};
+
+} // namespace
+
+TEST_CASE("compiler figures: a ptxas -v report gives each sm_90a entry's registers, local memory and spills", "[sim][registers]") {
+    std::mt19937 rng(24);
+    for (int i = 0; i < 20; ++i) {
+        const int regs = 16 + int(rng() % 240), stack = int(rng() % 3) * 8 * int(rng() % 50);
+        const int st = int(rng() % 2) * int(rng() % 400), ld = st ? st + int(rng() % 64) : 0, smem = int(rng() % 2) * int(rng() % 4096);
+        const auto ks = parse_ptxas_report(report(regs, stack, st, ld, smem));
+        REQUIRE(ks.size() == 1);  // the sm_80 entry is not ours
+        CHECK(ks[0].name == "void tklab_test_ns::figures_kernel<4>(tk::gl<__nv_bfloat16>)");
+        CHECK(ks[0].key == "tklab_test_ns::figures_kernel<4>");
+        const auto& f = ks[0].figures;
+        CHECK(f.registers == regs);
+        CHECK(f.stack_bytes == uint64_t(stack));
+        CHECK(f.spill_store_bytes == uint64_t(st));
+        CHECK(f.spill_load_bytes == uint64_t(ld));
+        CHECK(f.static_shared_bytes == uint64_t(smem));
+        CHECK(f.arch == "sm_90a");
+        CHECK(f.tool == "ptxas (nvcc 13.0)");
+    }
+    CHECK(parse_ptxas_report(report(64, 0, 0, 0, 0), "sm_80").at(0).figures.registers == 99);
+    CHECK(parse_ptxas_report("nvcc fatal: something else\n").empty());
+}
+
+TEST_CASE("compiler figures: the two backends' names of one kernel have one key", "[sim][registers]") {
+    using tklab::sim::kernel_key;
+    CHECK(kernel_key("void ns::k<16, 16>(tk::gl<__nv_bfloat16>, tk::gl<float>)") == "ns::k<16, 16>");
+    CHECK(kernel_key("void ns::k<16, 16>(tk::gl<tk::bf16>, tk::gl<float>)") == "ns::k<16, 16>");
+    CHECK(kernel_key("lesson01::solution::kernel(tk::gl<__nv_bfloat16>, tk::gl<float>)") == "lesson01::solution::kernel");
+    // Template arguments keep their parentheses; CUDA's type names become tk's.
+    CHECK(kernel_key("void tk::pc::kernel<a::layout<64, true, (a::schedule)1> >(a::layout<64, true, (a::schedule)1>::globals)") ==
+          "tk::pc::kernel<a::layout<64, true, (a::schedule)1> >");
+    CHECK(kernel_key("void ns::k<__nv_bfloat16, __half2, float2>(int)") == "ns::k<tk::bf16, tk::half_2, tk::float2>");
+    CHECK(kernel_key("void ns::k<tk::bf16>(int)") == "ns::k<tk::bf16>");
+    // The simulator names its own kernel the same way.
+    const std::string sim_name = tklab::sim::function_name(reinterpret_cast<const void*>(&tklab_test_ns::figures_kernel<4>));
+    CHECK(sim_name == "void tklab_test_ns::figures_kernel<4>(tk::gl<tk::bf16>)");
+}
+
+TEST_CASE("compiler figures: a launch shows ptxas's registers and occupancy uses them", "[sim][registers]") {
+    std::mt19937 rng(25);
+    tk::device_buffer<tk::bf16> x(16, "x");
+    const tk::gl<tk::bf16> g(x.data(), 1, 1, 4, 4);
+    {
+        const int regs = 129 + int(rng() % 120);  // above 128: 256 threads fit once per SM
+        FiguresFolder f(report(regs, 16, 8, 8, 0));
+        tk::launch("figures", tklab_test_ns::figures_kernel<4>, dim3(1), dim3(256), 0, g);
+        const auto& last = tklab::sim::last_run();
+        REQUIRE(last.compiler);
+        CHECK(last.compiler->registers == regs);
+        CHECK(last.compiler->stack_bytes == 16);
+        CHECK(last.compiler->spill_store_bytes == 8);
+        CHECK(last.stats.blocks_per_sm == 65536 / ((regs + 7) / 8 * 8 * 256));
+        CHECK(last.stats.occupancy_limit == "registers");
+    }
+    // No report: the estimate (tiles plus base), and no compiler figures.
+    ::setenv("TKLAB_COMPILER_FIGURES", "", 1);
+    tk::launch("figures", tklab_test_ns::figures_kernel<4>, dim3(1), dim3(256), 0, g);
+    CHECK(!tklab::sim::last_run().compiler);
+    CHECK(tklab::sim::last_run().stats.occupancy_limit != "registers");
+    ::unsetenv("TKLAB_COMPILER_FIGURES");
+}
