@@ -9,6 +9,18 @@
 #include <cstddef>
 #include <type_traits>
 
+// TK_UNROLL before a loop over a tile's parts: on the GPU it is unrolled
+// whole when its trip count is known at compile time, so a register tile's
+// elements are indexed by constants and stay in registers. Without it nvcc
+// left such loops rolled and put the tiles in local memory (a 256-304 byte
+// stack frame per thread in the mma.sync GEMMs: scripts/registers/table.sh).
+// The simulator ignores it.
+#if defined(__CUDACC__)
+#define TK_UNROLL _Pragma("unroll")
+#else
+#define TK_UNROLL
+#endif
+
 #if defined(__CUDACC__)
 #define TK_GPU 1
 #define TK_DEVICE __device__ __forceinline__

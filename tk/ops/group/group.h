@@ -27,6 +27,7 @@ struct group {
         check_vector_alignment(src, loc);
         constexpr int per_row = ST::cols * int(sizeof(T)) / 16, chunks = ST::rows * per_row;
         const uint32_t base = arch::smem_addr(&dst.data[0], loc);
+        TK_UNROLL
         for (int k = laneid(); k < chunks; k += threads) {
             const int r = k / per_row, c = (k % per_row) * (16 / int(sizeof(T)));
             uint32_t v[4];
@@ -45,6 +46,7 @@ struct group {
         check_vector_alignment(dst, loc);
         constexpr int per_row = ST::cols * int(sizeof(T)) / 16, chunks = ST::rows * per_row;
         const uint32_t base = arch::smem_addr(&src.data[0], loc);
+        TK_UNROLL
         for (int k = laneid(); k < chunks; k += threads) {
             const int r = k / per_row, c = (k % per_row) * (16 / int(sizeof(T)));
             uint32_t v[4];
@@ -64,6 +66,7 @@ struct group {
         check_vector_alignment(src, loc);
         constexpr int per_row = ST::cols * int(sizeof(T)) / 16, chunks = ST::rows * per_row;
         const uint32_t base = arch::smem_addr(&dst.data[0], loc);
+        TK_UNROLL
         for (int k = laneid(); k < chunks; k += threads) {
             const int r = k / per_row, c = (k % per_row) * (16 / int(sizeof(T)));
             arch::cp_async<16>(base + ST::offset(r, c), src.ptr(at.b, at.d, at.r * ST::rows + r, at.c * ST::cols + c), loc);

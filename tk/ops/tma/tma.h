@@ -53,6 +53,7 @@ TK_DEVICE void load_async(ST& dst, const GL& src, coord at, semaphore& bar, TK_L
     using box = tk::detail::tma_box<ST>;
     const tensor_map& map = src.template map<ST>();
     const uint32_t base = arch::smem_addr(&dst.data[0], loc), b = arch::smem_addr(&bar, loc);
+    TK_UNROLL
     for (int j = 0; j < box::blocks; ++j)
         arch::tma_load_4d(base + uint32_t(j * box::bytes), &map, at.c * ST::cols + j * box::cols, at.r * ST::rows, at.d, at.b, b, loc);
 }
@@ -74,6 +75,7 @@ TK_DEVICE void load_async_multicast(ST& dst, const GL& src, coord at, semaphore&
     const tensor_map& map = src.template map<ST>();
     const uint32_t base = arch::smem_addr(&dst.data[0], loc), b = arch::smem_addr(&bar, loc);
     const int per = box::blocks / parts;
+    TK_UNROLL
     for (int j = part * per; j < (part + 1) * per; ++j)
         arch::tma_load_4d_multicast(base + uint32_t(j * box::bytes), &map, at.c * ST::cols + j * box::cols, at.r * ST::rows, at.d, at.b,
                                     b, cta_mask, loc);
@@ -88,6 +90,7 @@ TK_DEVICE void store_async(const GL& dst, const ST& src, coord at, TK_LOC) {
     using box = tk::detail::tma_box<ST>;
     const tensor_map& map = dst.template map<ST>();
     const uint32_t base = arch::smem_addr(&src.data[0], loc);
+    TK_UNROLL
     for (int j = 0; j < box::blocks; ++j)
         arch::tma_store_4d(&map, base + uint32_t(j * box::bytes), at.c * ST::cols + j * box::cols, at.r * ST::rows, at.d, at.b, loc);
 }

@@ -85,6 +85,7 @@ TK_DEVICE void mma_ss(D& d, const A& a, const B& b, bool accumulate, const src_l
     static_assert(K == KB, "tk::warpgroup::mma: a's K and b's K differ");
     float* acc = accumulator<N>(d);
     arch::wgmma_fence(loc);
+    TK_UNROLL
     for (int kk = 0; kk < K / 16; ++kk) {
         const uint64_t da = TransA ? mn_major(a, kk, loc) : k_major(a, kk, loc);
         const uint64_t db = TransB ? mn_major(b, kk, loc) : k_major(b, kk, loc);
@@ -105,11 +106,13 @@ TK_DEVICE void mma_rs(D& d, const A& a, const B& b, bool accumulate, const src_l
     // Each 16x16 slice of A as four packed bf16 pairs in 32-bit registers, all
     // in place before the fence (tk/arch/convert.h says why it matters).
     uint32_t frag[K / 16][4];
+    TK_UNROLL
     for (int kk = 0; kk < K / 16; ++kk) {
         std::memcpy(frag[kk], &a.tiles[0][kk].data[0], sizeof frag[kk]);
         for (auto& r : frag[kk]) arch::pin_register(r);
     }
     arch::wgmma_fence(loc);
+    TK_UNROLL
     for (int kk = 0; kk < K / 16; ++kk) {
         const uint64_t db = TransB ? mn_major(b, kk, loc) : k_major(b, kk, loc);
         arch::wgmma_rs<N, TransB>(acc, frag[kk], db, (accumulate || kk > 0) ? 1 : 0, loc);

@@ -110,6 +110,7 @@ tensor_map make_tensor_map(const gl<T>& g) {
     s.elem_bytes = uint32_t(elem);
     s.swizzle_bytes = uint32_t(ST::swizzle_bytes);
     s.global = g.raw;
+    TK_UNROLL
     for (int i = 0; i < 4; ++i) {
         s.dims[i] = uint32_t(dims[i]);
         s.box[i] = boxdim[i];

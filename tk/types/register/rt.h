@@ -71,7 +71,9 @@ struct rt {
     ~rt() { tklab::sim::reg_free(registers); }
 private:
     void copy_tiles(const rt& o) {
+        TK_UNROLL
         for (int i = 0; i < height; ++i)
+            TK_UNROLL
             for (int j = 0; j < width; ++j) tiles[i][j] = o.tiles[i][j];
     }
 public:

@@ -40,7 +40,9 @@ struct rv {
     ~rv() { tklab::sim::reg_free(registers); }
 private:
     void copy_data(const rv& o) {
+        TK_UNROLL
         for (int c = 0; c < chunks; ++c)
+            TK_UNROLL
             for (int j = 0; j < per_chunk; ++j) data[c][j] = o.data[c][j];
     }
 public:

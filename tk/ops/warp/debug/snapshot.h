@@ -16,11 +16,15 @@ template <typename RT>
 void snapshot_fill_rt(const void* p, int lane, float* out) {
     const RT& t = *static_cast<const RT*>(p);
     using base = typename RT::base;
+    TK_UNROLL
     for (int i = 0; i < RT::height; ++i)
+        TK_UNROLL
         for (int j = 0; j < RT::width; ++j)
+            TK_UNROLL
             for (int k = 0; k < base::packed_per_thread; ++k) {
                 const auto& pair = t.tiles[i][j].data[k];
                 const float v[2] = {to_float(pair.x), to_float(pair.y)};
+                TK_UNROLL
                 for (int h = 0; h < 2; ++h) {
                     const int r = i * 16 + base::row_of(lane, k, h), c = j * 16 + base::col_of(lane, k, h);
                     out[r * RT::cols + c] = v[h];
@@ -31,7 +35,9 @@ template <typename ST>
 void snapshot_fill_st(const void* p, int, float* out) {
     const ST& t = *static_cast<const ST*>(p);
     const char* bytes = reinterpret_cast<const char*>(t.data);
+    TK_UNROLL
     for (int r = 0; r < ST::rows; ++r)
+        TK_UNROLL
         for (int c = 0; c < ST::cols; ++c)
             out[r * ST::cols + c] = to_float(*reinterpret_cast<const typename ST::dtype*>(bytes + ST::offset(r, c)));
 }

@@ -26,8 +26,11 @@ TK_DEVICE void load(RT& dst, const gl<T>& src, coord at, TK_LOC) {
     detail::check_tile_in_bounds<RT>(src, at, loc);
     using R = typename RT::dtype;
     const int lane = laneid();
+    TK_UNROLL
     for (int i = 0; i < RT::height; ++i)
+        TK_UNROLL
         for (int j = 0; j < RT::width; ++j)
+            TK_UNROLL
             for (int k = 0; k < 4; ++k) {
                 auto& p = dst.tiles[i][j].data[k];
                 const int r = at.r * RT::rows + 16 * i, c = at.c * RT::cols + 16 * j;
@@ -58,6 +61,7 @@ inline constexpr bool quad_wide_store = sizeof(T) == 2 && is_rt_v<RT> && RT::lay
 // lane keeps the words whose index bit matches its own lane bit and trades
 // the other two with its partner.
 TK_DEVICE void quad_transpose(uint32_t (&x)[4], int lane, const src_loc& loc) {
+    TK_UNROLL
     for (int m = 1; m <= 2; m *= 2) {
         const bool high = (lane & m) != 0;
         const int lo0 = 0, lo1 = m == 1 ? 2 : 1;  // the two indices with bit m clear
@@ -71,11 +75,15 @@ TK_DEVICE void quad_transpose(uint32_t (&x)[4], int lane, const src_loc& loc) {
 template <typename RT, typename T>
 TK_DEVICE void store_quad_wide(const gl<T>& dst, const RT& src, coord at, const src_loc& loc) {
     const int lane = laneid(), run = lane % 4;
+    TK_UNROLL
     for (int i = 0; i < RT::height; ++i)
+        TK_UNROLL
         for (int j = 0; j < RT::width; j += 2)
+            TK_UNROLL
             for (int h = 0; h < 2; ++h) {  // rows lane/4, then lane/4 + 8, of the tile row
                 // Runs 0-3: columns 0-7 and 8-15 of tile j, then of tile j + 1.
                 uint32_t x[4];
+                TK_UNROLL
                 for (int q = 0; q < 4; ++q) {
                     const auto& p = src.tiles[i][j + q / 2].data[2 * (q % 2) + h];
                     x[q] = packed_pair<T>(p.x, p.y);
@@ -102,8 +110,11 @@ TK_DEVICE void store(const gl<T>& dst, const RT& src, coord at, TK_LOC) {
     }
     using R = typename RT::dtype;
     const int lane = laneid();
+    TK_UNROLL
     for (int i = 0; i < RT::height; ++i)
+        TK_UNROLL
         for (int j = 0; j < RT::width; ++j)
+            TK_UNROLL
             for (int k = 0; k < 4; ++k) {
                 const auto& p = src.tiles[i][j].data[k];
                 const int r = at.r * RT::rows + 16 * i, c = at.c * RT::cols + 16 * j;

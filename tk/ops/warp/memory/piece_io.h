@@ -28,10 +28,12 @@ TK_DEVICE void load_piece(float (&dst)[8], const T* src, TK_LOC) {
         uint32_t w[2][4];
         arch::ld_global<4, Hint>(w[0], src, loc);
         arch::ld_global<4, Hint>(w[1], src + 4, loc);
+        TK_UNROLL
         for (int i = 0; i < 8; ++i) dst[i] = arch::u2f(w[i / 4][i % 4]);
     } else {
         uint32_t w[4];
         arch::ld_global<4, Hint>(w, src, loc);
+        TK_UNROLL
         for (int k = 0; k < 4; ++k) {
             const packed_t<T> pair = unpack_bits<packed_t<T>>(w[k]);
             dst[2 * k] = to_float(pair.x);
@@ -47,11 +49,13 @@ TK_DEVICE void store_piece(T* dst, const float (&src)[8], TK_LOC) {
     TK_OP("store_piece");
     if constexpr (std::is_same_v<T, float>) {
         uint32_t w[2][4];
+        TK_UNROLL
         for (int i = 0; i < 8; ++i) w[i / 4][i % 4] = arch::f2u(src[i]);
         arch::st_global<4, Hint>(dst, w[0], loc);
         arch::st_global<4, Hint>(dst + 4, w[1], loc);
     } else {
         uint32_t w[4];
+        TK_UNROLL
         for (int k = 0; k < 4; ++k) w[k] = pack_bits(packed_t<T>(from_float<T>(src[2 * k]), from_float<T>(src[2 * k + 1])));
         arch::st_global<4, Hint>(dst, w, loc);
     }
@@ -62,6 +66,7 @@ TK_DEVICE void load_piece(packed_t<T> (&dst)[4], const T* src, TK_LOC) {
     TK_OP("load_piece");
     uint32_t w[4];
     arch::ld_global<4, Hint>(w, src, loc);
+    TK_UNROLL
     for (int k = 0; k < 4; ++k) dst[k] = unpack_bits<packed_t<T>>(w[k]);
 }
 
@@ -69,6 +74,7 @@ template <arch::cache_hint Hint = arch::cache_hint::normal, typename T> requires
 TK_DEVICE void store_piece(T* dst, const packed_t<T> (&src)[4], TK_LOC) {
     TK_OP("store_piece");
     uint32_t w[4];
+    TK_UNROLL
     for (int k = 0; k < 4; ++k) w[k] = pack_bits(src[k]);
     arch::st_global<4, Hint>(dst, w, loc);
 }

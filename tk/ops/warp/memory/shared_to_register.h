@@ -19,20 +19,25 @@ TK_DEVICE void load(RT& dst, const ST& src, TK_LOC) {
     using M = typename ST::dtype;
     const int lane = laneid();
     const uint32_t base = arch::smem_addr(src.base(), loc);
+    TK_UNROLL
     for (int i = 0; i < RT::height; ++i)
+        TK_UNROLL
         for (int j = 0; j < RT::width; ++j) {
             auto& t = dst.tiles[i][j];
             if constexpr (std::is_same_v<T, M> && sizeof(T) == 2) {
                 const int r = 16 * i + lane % 8 + 8 * ((lane / 8) % 2), c = 16 * j + 8 * (lane / 16);
                 uint32_t regs[4];
                 arch::ldmatrix<4, !RT::layout::is_row>(regs, base + src.offset(r, c), loc);
+                TK_UNROLL
                 for (int k = 0; k < 4; ++k) t.data[k] = unpack_bits<typename RT::T2>(regs[k]);
             } else if constexpr (RT::layout::is_row) {
+                TK_UNROLL
                 for (int k = 0; k < 4; ++k) {
                     const int r = 16 * i + RT::base::row_of(lane, k, 0), c = 16 * j + RT::base::col_of(lane, k, 0);
                     detail::ld_shared_pair<T, M>(t.data[k].x, t.data[k].y, base + src.offset(r, c), loc);
                 }
             } else {
+                TK_UNROLL
                 for (int k = 0; k < 4; ++k) {
                     t.data[k].x = detail::ld_shared_one<T, M>(base + src.offset(16 * i + RT::base::row_of(lane, k, 0), 16 * j + RT::base::col_of(lane, k, 0)), loc);
                     t.data[k].y = detail::ld_shared_one<T, M>(base + src.offset(16 * i + RT::base::row_of(lane, k, 1), 16 * j + RT::base::col_of(lane, k, 1)), loc);
@@ -50,9 +55,12 @@ TK_DEVICE void store(const ST& dst, const RT& src, TK_LOC) {
     using M = typename ST::dtype;
     const int lane = laneid();
     const uint32_t base = arch::smem_addr(dst.base(), loc);
+    TK_UNROLL
     for (int i = 0; i < RT::height; ++i)
+        TK_UNROLL
         for (int j = 0; j < RT::width; ++j) {
             const auto& t = src.tiles[i][j];
+            TK_UNROLL
             for (int k = 0; k < 4; ++k) {
                 if constexpr (RT::layout::is_row) {
                     const int r = 16 * i + RT::base::row_of(lane, k, 0), c = 16 * j + RT::base::col_of(lane, k, 0);

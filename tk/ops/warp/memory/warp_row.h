@@ -61,7 +61,9 @@ struct warp_row {
     ~warp_row() { tklab::sim::reg_free(registers); }
 private:
     void copy_data(const warp_row& o) {
+        TK_UNROLL
         for (int p = 0; p < pieces; ++p)
+            TK_UNROLL
             for (int k = 0; k < 4; ++k) data[p][k] = o.data[p][k];
     }
 public:
@@ -94,15 +96,18 @@ TK_DEVICE void load(warp_row<T, N>& dst, const gl<U>& src, coord at, TK_LOC) {
     detail::check_row_in_bounds<N>(src, at, loc);
     const U* row = src.ptr(at.b, at.d, at.r, at.c * N);
     const int lane = laneid();
+    TK_UNROLL
     for (int p = 0; p < warp_row<T, N>::pieces; ++p) {
         const U* piece = row + warp_row<T, N>::col_of(lane, p, 0);
         if constexpr (std::is_same_v<T, U>) {  // same type: the bits as they are
             uint32_t w[4];
             arch::ld_global<4>(w, piece, loc);
+            TK_UNROLL
             for (int k = 0; k < 4; ++k) dst.data[p][k] = unpack_bits<packed_t<T>>(w[k]);
         } else {
             float v[8];
             load_piece(v, piece, loc);
+            TK_UNROLL
             for (int i = 0; i < 8; ++i) dst.set(p, i, v[i]);
         }
     }
@@ -115,14 +120,17 @@ TK_DEVICE void store(const gl<U>& dst, const warp_row<T, N>& src, coord at, TK_L
     detail::check_row_in_bounds<N>(dst, at, loc);
     U* row = dst.ptr(at.b, at.d, at.r, at.c * N);
     const int lane = laneid();
+    TK_UNROLL
     for (int p = 0; p < warp_row<T, N>::pieces; ++p) {
         U* piece = row + warp_row<T, N>::col_of(lane, p, 0);
         if constexpr (std::is_same_v<T, U>) {
             uint32_t w[4];
+            TK_UNROLL
             for (int k = 0; k < 4; ++k) w[k] = pack_bits(src.data[p][k]);
             arch::st_global<4>(piece, w, loc);
         } else {
             float v[8];
+            TK_UNROLL
             for (int i = 0; i < 8; ++i) v[i] = src.get(p, i);
             store_piece(piece, v, loc);
         }
@@ -138,7 +146,9 @@ TK_DEVICE void map(Dst& dst, F f, const Src&... src) {
     static_assert(sizeof...(Src) > 0, "tk::map(warp_row): give at least one source row");
     static_assert(((is_warp_row_v<Src> && Src::length == Dst::length) && ...),
                   "tk::map(warp_row): every source must be a warp_row of dst's length");
+    TK_UNROLL
     for (int p = 0; p < Dst::pieces; ++p)
+        TK_UNROLL
         for (int i = 0; i < 8; ++i) dst.set(p, i, f(src.get(p, i)...));
 }
 
@@ -150,8 +160,11 @@ template <typename T, int N, typename F>
 TK_DEVICE float sum(const warp_row<T, N>& row, F f, TK_LOC) {
     TK_OP("sum");
     float acc = 0.0f;
+    TK_UNROLL
     for (int p = 0; p < warp_row<T, N>::pieces; ++p)
+        TK_UNROLL
         for (int i = 0; i < 8; ++i) acc += f(row.get(p, i));
+    TK_UNROLL
     for (int m = 16; m >= 1; m /= 2) acc += arch::u2f(arch::shfl_xor(0xffffffffu, arch::f2u(acc), m, loc));
     return acc;
 }

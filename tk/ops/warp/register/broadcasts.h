@@ -26,8 +26,11 @@ template <bool PerRow, bool UseSrc, typename Dst, typename Src, typename V, type
 TK_DEVICE void broadcast_zip(Dst& dst, const Src& src, const V& vec, F f) {
     using L = typename Dst::layout;
     using DT = typename Dst::dtype;
+    TK_UNROLL
     for (int i = 0; i < Dst::height; ++i)
+        TK_UNROLL
         for (int j = 0; j < Dst::width; ++j)
+            TK_UNROLL
             for (int k = 0; k < 4; ++k) {
                 const int c = PerRow ? i : j;
                 const float v0 = to_float(vec.data[c][vec_slot<PerRow, L>(k, 0)]);

@@ -37,8 +37,10 @@ TK_DEVICE void exchange_fragment(DB& d, const SB& s, int lane, const src_loc& lo
     using DT = typename DB::dtype;
     using ST = typename SB::dtype;
     const int g = lane / 4, t = lane % 4;
+    TK_UNROLL
     for (int k = 0; k < 4; ++k) {
         const auto& sp = s.data[Transpose ? transposed_pair(k) : k];
+        TK_UNROLL
         for (int p = 0; p < 2; ++p) {
             const int h = p ^ (g & 1);  // the half this lane sends, and the half it receives
             const uint32_t v = arch::shfl_idx(0xffffffffu, bits_of(h ? sp.y : sp.x), 4 * (2 * t + h) + g / 2, loc);
@@ -60,7 +62,9 @@ TK_DEVICE void swap_layout(Dst& dst, const Src& src, TK_LOC) {
     static_assert(!std::is_same_v<typename Dst::layout, typename Src::layout>,
                   "tk::swap_layout: dst must have the other layout than src (row_l <-> col_l); to keep the layout, use tk::copy");
     const int lane = laneid();
+    TK_UNROLL
     for (int i = 0; i < Dst::height; ++i)
+        TK_UNROLL
         for (int j = 0; j < Dst::width; ++j) detail::exchange_fragment<false>(dst.tiles[i][j], src.tiles[i][j], lane, loc);
 }
 
@@ -74,8 +78,11 @@ TK_DEVICE void transpose(Dst& dst, const Src& src, TK_LOC) {
     using DT = typename Dst::dtype;
     if constexpr (!std::is_same_v<typename Dst::layout, typename Src::layout>) {
         // Relabel registers: no data moves between lanes.
+        TK_UNROLL
         for (int i = 0; i < Src::height; ++i)
+            TK_UNROLL
             for (int j = 0; j < Src::width; ++j)
+                TK_UNROLL
                 for (int k = 0; k < 4; ++k) {
                     const auto& s = src.tiles[i][j].data[detail::transposed_pair(k)];
                     dst.tiles[j][i].data[k].x = detail::round_to<DT>(s.x);
@@ -86,12 +93,16 @@ TK_DEVICE void transpose(Dst& dst, const Src& src, TK_LOC) {
         if constexpr (std::is_same_v<Dst, Src>) {
             if (static_cast<const void*>(&dst) == static_cast<const void*>(&src)) {  // in place: work from a copy
                 const Src tmp = src;
+                TK_UNROLL
                 for (int i = 0; i < Src::height; ++i)
+                    TK_UNROLL
                     for (int j = 0; j < Src::width; ++j) detail::exchange_fragment<true>(dst.tiles[j][i], tmp.tiles[i][j], lane, loc);
                 return;
             }
         }
+        TK_UNROLL
         for (int i = 0; i < Src::height; ++i)
+            TK_UNROLL
             for (int j = 0; j < Src::width; ++j) detail::exchange_fragment<true>(dst.tiles[j][i], src.tiles[i][j], lane, loc);
     }
 }

@@ -103,14 +103,19 @@ template <typename Dst, typename F, typename... Src>
 TK_DEVICE void zip(Dst& dst, F&& f, const Src&... src) {
     using DT = typename Dst::dtype;
     if constexpr (is_rt_v<Dst>) {
+        TK_UNROLL
         for (int i = 0; i < Dst::height; ++i)
+            TK_UNROLL
             for (int j = 0; j < Dst::width; ++j)
+                TK_UNROLL
                 for (int k = 0; k < Dst::base::packed_per_thread; ++k) {
                     dst.tiles[i][j].data[k].x = round_to<DT>(f(src.tiles[i][j].data[k].x...));
                     dst.tiles[i][j].data[k].y = round_to<DT>(f(src.tiles[i][j].data[k].y...));
                 }
     } else {
+        TK_UNROLL
         for (int c = 0; c < Dst::chunks; ++c)
+            TK_UNROLL
             for (int j = 0; j < Dst::per_chunk; ++j) dst.data[c][j] = round_to<DT>(f(src.data[c][j]...));
     }
 }
@@ -143,13 +148,16 @@ TK_DEVICE void copy_rv_relayout(Dst& dst, const Src& src, const src_loc& loc) {
     using DT = typename Dst::dtype;
     using ST = typename Src::dtype;
     const int lane = laneid(), g = lane / 4, t = lane % 4;
+    TK_UNROLL
     for (int c = 0; c < Dst::chunks; ++c) {
         if constexpr (std::is_same_v<typename Src::layout, vec_ortho>) {
+            TK_UNROLL
             for (int j = 0; j < 4; ++j) {
                 const uint32_t v = arch::shfl_idx(0xffffffffu, bits_of(src.data[c][j / 2]), 4 * (2 * t + j % 2), loc);
                 dst.data[c][j] = round_to<DT>(value_of<ST>(v));
             }
         } else {
+            TK_UNROLL
             for (int j = 0; j < 2; ++j) {
                 const ST mine = (g % 2) ? src.data[c][1 + 2 * j] : src.data[c][2 * j];
                 const uint32_t v = arch::shfl_idx(0xffffffffu, bits_of(mine), 4 * (g % 2) + g / 2, loc);
@@ -167,8 +175,11 @@ inline constexpr bool packs_floats_v = is_rt_v<Dst> && is_rt_v<Src> && std::is_s
 
 template <typename Dst, typename Src>
 TK_DEVICE void copy_packed(Dst& dst, const Src& src) {
+    TK_UNROLL
     for (int i = 0; i < Dst::height; ++i)
+        TK_UNROLL
         for (int j = 0; j < Dst::width; ++j)
+            TK_UNROLL
             for (int k = 0; k < 4; ++k) {
                 const auto& s = src.tiles[i][j].data[k];
                 uint32_t w = arch::cvt_pack<typename Dst::dtype>(s.x, s.y);

@@ -24,8 +24,11 @@ TK_DEVICE void causal_zip(Dst& dst, const Src& src, int row0, int col0, float fi
     using B = typename Src::base;
     const int lane = laneid();
     const DT f = round_to<DT>(fill);
+    TK_UNROLL
     for (int i = 0; i < Dst::height; ++i)
+        TK_UNROLL
         for (int j = 0; j < Dst::width; ++j)
+            TK_UNROLL
             for (int k = 0; k < 4; ++k) {
                 const auto& s = src.tiles[i][j].data[k];
                 auto& d = dst.tiles[i][j].data[k];

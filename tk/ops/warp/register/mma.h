@@ -36,11 +36,15 @@ TK_DEVICE void mma_tiles(D& d, const A& a, const B& b, const C& c, const src_loc
     // After a failed static_assert, compile nothing more: the student sees one message.
     if constexpr (inputs_16bit && inputs_same && acc_float && acc_row && a_layout && b_layout && k_match && out_shape) {
         constexpr int KT = K / 16;
+        TK_UNROLL
         for (int m = 0; m < M / 16; ++m)
+            TK_UNROLL
             for (int n = 0; n < N / 16; ++n)
+                TK_UNROLL
                 for (int h = 0; h < 2; ++h) {  // the two 16x8 halves of a 16x16 output tile
                     const auto& cin = c.tiles[m][n];
                     float acc[4] = {cin.data[2 * h].x, cin.data[2 * h].y, cin.data[2 * h + 1].x, cin.data[2 * h + 1].y};
+                    TK_UNROLL
                     for (int k = 0; k < KT; ++k) {
                         const auto& at = ATrans ? a.tiles[k][m] : a.tiles[m][k];
                         const auto& bt = BTrans ? b.tiles[n][k] : b.tiles[k][n];
@@ -52,6 +56,7 @@ TK_DEVICE void mma_tiles(D& d, const A& a, const B& b, const C& c, const src_loc
                         else { br[0] = pack_bits(bt.data[h]); br[1] = pack_bits(bt.data[h + 2]); }
                         float out[4];
                         arch::mma_m16n8k16<std::is_same_v<T, half>>(out, ar, br, acc, loc);
+                        TK_UNROLL
                         for (int i = 0; i < 4; ++i) acc[i] = out[i];
                     }
                     auto& dout = d.tiles[m][n];

@@ -41,8 +41,11 @@ using vec_layout_for = std::conditional_t<PerRow == L::is_row, vec_ortho, vec_al
 template <bool PerRow, typename L> constexpr bool vec_slots_agree() {
     using V = rv<float, 16, vec_layout_for<PerRow, L>>;
     using B = rt_base<float, L>;
+    TK_UNROLL
     for (int lane = 0; lane < 32; ++lane)
+        TK_UNROLL
         for (int k = 0; k < 4; ++k)
+            TK_UNROLL
             for (int h = 0; h < 2; ++h) {
                 const int e = PerRow ? B::row_of(lane, k, h) : B::col_of(lane, k, h);
                 if (V::index_of(lane, 0, vec_slot<PerRow, L>(k, h)) != e) return false;
@@ -74,28 +77,36 @@ TK_DEVICE void reduce(V& dst, const RT& src, const A& accum, const src_loc& loc)
     constexpr int chunks = PerRow ? RT::height : RT::width;  // one chunk of 16 entries per tile row (col)
     constexpr int across = PerRow ? RT::width : RT::height;  // the 16x16 tiles each chunk reduces over
     const Op op{};
+    TK_UNROLL
     for (int c = 0; c < chunks; ++c) {
         float acc[slots];
+        TK_UNROLL
         for (int s = 0; s < slots; ++s) acc[s] = identity_of<Op>();
         // 1. this lane's own elements
+        TK_UNROLL
         for (int a = 0; a < across; ++a) {
             const auto& t = PerRow ? src.tiles[c][a] : src.tiles[a][c];
+            TK_UNROLL
             for (int k = 0; k < 4; ++k) {
                 acc[vec_slot<PerRow, L>(k, 0)] = op(acc[vec_slot<PerRow, L>(k, 0)], to_float(t.data[k].x));
                 acc[vec_slot<PerRow, L>(k, 1)] = op(acc[vec_slot<PerRow, L>(k, 1)], to_float(t.data[k].y));
             }
         }
         // 2. the lanes sharing these rows/columns: a butterfly, so all of them end with the result
+        TK_UNROLL
         for (int s = 0; s < slots; ++s) {
             if constexpr (ortho) {
+                TK_UNROLL
                 for (int m = 1; m <= 2; m *= 2)
                     acc[s] = op(acc[s], arch::u2f(arch::shfl_xor(0xffffffffu, arch::f2u(acc[s]), m, loc)));
             } else {
+                TK_UNROLL
                 for (int m = 4; m <= 16; m *= 2)
                     acc[s] = op(acc[s], arch::u2f(arch::shfl_xor(0xffffffffu, arch::f2u(acc[s]), m, loc)));
             }
         }
         // 3. round once
+        TK_UNROLL
         for (int s = 0; s < slots; ++s) {
             if constexpr (Accum) dst.data[c][s] = round_to<DT>(op(to_float(accum.data[c][s]), acc[s]));
             else dst.data[c][s] = round_to<DT>(acc[s]);

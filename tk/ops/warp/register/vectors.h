@@ -62,10 +62,13 @@ TK_DEVICE void load(V& dst, const SV& src, TK_LOC) {
     constexpr uint32_t es = sizeof(M);
     const int lane = laneid();
     const uint32_t base = arch::smem_addr(&src.data[0], loc);
+    TK_UNROLL
     for (int c = 0; c < V::chunks; ++c) {
         if constexpr (std::is_same_v<typename V::layout, vec_ortho>) {
+            TK_UNROLL
             for (int j = 0; j < 2; ++j) dst.data[c][j] = detail::ld_shared_one<R, M>(base + es * uint32_t(V::index_of(lane, c, j)), loc);
         } else {
+            TK_UNROLL
             for (int j = 0; j < 4; j += 2)
                 detail::ld_shared_pair<R, M>(dst.data[c][j], dst.data[c][j + 1], base + es * uint32_t(V::index_of(lane, c, j)), loc);
         }
@@ -83,11 +86,15 @@ TK_DEVICE void store(SV& dst, const V& src, TK_LOC) {
     const uint32_t base = arch::smem_addr(&dst.data[0], loc);
     if constexpr (std::is_same_v<typename V::layout, vec_ortho>) {
         if (lane % 4 == 0)
+            TK_UNROLL
             for (int c = 0; c < V::chunks; ++c)
+                TK_UNROLL
                 for (int j = 0; j < 2; ++j) detail::st_shared_one<M, R>(base + es * uint32_t(V::index_of(lane, c, j)), src.data[c][j], loc);
     } else {
         if (lane < 4)
+            TK_UNROLL
             for (int c = 0; c < V::chunks; ++c)
+                TK_UNROLL
                 for (int j = 0; j < 4; j += 2)
                     detail::st_shared_pair<M, R>(base + es * uint32_t(V::index_of(lane, c, j)), src.data[c][j], src.data[c][j + 1], loc);
     }
@@ -103,10 +110,13 @@ TK_DEVICE void load(V& dst, const gl<T>& src, coord at, TK_LOC) {
     const T* p = src.ptr(at.b, at.d, at.r, at.c * V::length);
     detail::check_vector_aligned<V>(p, loc);
     const int lane = laneid();
+    TK_UNROLL
     for (int c = 0; c < V::chunks; ++c) {
         if constexpr (std::is_same_v<typename V::layout, vec_ortho>) {
+            TK_UNROLL
             for (int j = 0; j < 2; ++j) dst.data[c][j] = detail::ld_global_one<R, T>(p + V::index_of(lane, c, j), loc);
         } else {
+            TK_UNROLL
             for (int j = 0; j < 4; j += 2) detail::ld_global_pair<R, T>(dst.data[c][j], dst.data[c][j + 1], p + V::index_of(lane, c, j), loc);
         }
     }
@@ -122,11 +132,15 @@ TK_DEVICE void store(const gl<T>& dst, const V& src, coord at, TK_LOC) {
     const int lane = laneid();
     if constexpr (std::is_same_v<typename V::layout, vec_ortho>) {
         if (lane % 4 == 0)
+            TK_UNROLL
             for (int c = 0; c < V::chunks; ++c)
+                TK_UNROLL
                 for (int j = 0; j < 2; ++j) detail::st_global_one<T, R>(p + V::index_of(lane, c, j), src.data[c][j], loc);
     } else {
         if (lane < 4)
+            TK_UNROLL
             for (int c = 0; c < V::chunks; ++c)
+                TK_UNROLL
                 for (int j = 0; j < 4; j += 2) detail::st_global_pair<T, R>(p + V::index_of(lane, c, j), src.data[c][j], src.data[c][j + 1], loc);
     }
 }
