@@ -110,6 +110,7 @@ std::vector<CompiledKernel> parse_ptxas_report(std::string_view text, const std:
             k.key = kernel_key(k.name);
             k.figures.tool = tool;
             k.figures.arch = arch;
+            k.figures.entry = m[1].str();
             out.push_back(std::move(k));
             cur = &out.back();
             props_of = m[1].str();

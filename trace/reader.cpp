@@ -574,6 +574,7 @@ private:
             CompilerFigures f;
             f.tool = as_string(field(c, q, "tool"), q + ".tool");
             f.arch = as_string(field(c, q, "arch"), q + ".arch");
+            if (c.contains("entry")) f.entry = as_string(field(c, q, "entry"), q + ".entry");
             f.registers = int(as_int(field(c, q, "registers"), q + ".registers", 0, 1 << 16));
             f.stack_bytes = as_uint(field(c, q, "stack_bytes"), q + ".stack_bytes");
             f.spill_store_bytes = as_uint(field(c, q, "spill_store_bytes"), q + ".spill_store_bytes");

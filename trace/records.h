@@ -102,6 +102,7 @@ struct Region {
 struct CompilerFigures {
     std::string tool;                    // e.g. "ptxas (nvcc 13.0)"
     std::string arch;                    // e.g. "sm_90a"
+    std::string entry;                   // ptxas's (mangled) name of the kernel's entry function
     int registers = 0;
     uint64_t stack_bytes = 0;            // local memory: arrays indexed at run time, spills
     uint64_t spill_store_bytes = 0, spill_load_bytes = 0;

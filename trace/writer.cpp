@@ -256,7 +256,7 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"line_stalls", std::move(stalls)}};
     if (s.compiler) {
         const CompilerFigures& c = *s.compiler;
-        rec["compiler"] = {{"tool", c.tool}, {"arch", c.arch}, {"registers", c.registers}, {"stack_bytes", c.stack_bytes},
+        rec["compiler"] = {{"tool", c.tool}, {"arch", c.arch}, {"entry", c.entry}, {"registers", c.registers}, {"stack_bytes", c.stack_bytes},
                            {"spill_store_bytes", c.spill_store_bytes}, {"spill_load_bytes", c.spill_load_bytes},
                            {"static_shared_bytes", c.static_shared_bytes}};
     }

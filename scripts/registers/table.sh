@@ -32,7 +32,7 @@ while read -r prog variant size; do
     [[ -z $regs ]] && { echo "error: no compiler figures for $prog $variant kernel $kernel (is it in a named namespace?)" >&2; exit 1; }
     err=$(awk -v e="$est" -v p="$regs" 'BEGIN { printf "%+.0f%%", 100 * (e - p) / p }')
     abs=$(awk -v e="$est" -v p="$regs" 'BEGIN { d = 100 * (e - p) / p; printf "%.2f", d < 0 ? -d : d }')
-    printf '%-14s %-20s %-34s %6s %11s %6s %9s %7s\n' "$prog" "$variant${size:+ $size}" "${kernel:0:34}" "$regs" "$local" "$tiles" "$est" "$err"
+    printf '%-14s %-20s %-34s %6s %11s %6s %9s %7s\n' "$prog" "$variant$([[ $size != - ]] && echo " $size")" "${kernel:0:34}" "$regs" "$local" "$tiles" "$est" "$err"
     n=$((n + 1)); sum=$(awk -v s="$sum" -v a="$abs" 'BEGIN { print s + a }')
     if awk -v a="$abs" -v w="$worst" 'BEGIN { exit !(a > w) }'; then worst=$abs; worst_row="$prog $variant"; fi
   done < <(awk '

@@ -7,7 +7,13 @@
 
 #include "support/known_wrong.h"
 
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <sstream>
 #include <string>
+#include <vector>
 
 #include "lessons/06_register_pressure/lesson.cuh"
 #include "lessons/06_register_pressure/exercise.cuh"
@@ -121,3 +127,46 @@ TEST_CASE("lesson 6: the known-wrong list covers lessons/06_register_pressure/wr
     lesson_tests::check_list_covers_wrong_folder("lessons/06_register_pressure", known_wrong);
 }
 
+
+namespace {
+std::string text_of(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    REQUIRE(in.good());
+    std::stringstream s;
+    s << in.rdbuf();
+    return s.str();
+}
+// The figure in column `col` (whitespace-split) of the first line of `text` that starts with `prefix`.
+std::string column_of(const std::string& text, const std::string& prefix, size_t col) {
+    std::istringstream lines(text);
+    for (std::string line; std::getline(lines, line);) {
+        if (line.rfind(prefix, 0) != 0) continue;
+        std::istringstream words(line);
+        std::vector<std::string> w{std::istream_iterator<std::string>(words), {}};
+        REQUIRE(w.size() > col);
+        return w[col];
+    }
+    FAIL("no line starts with " << prefix);
+    return {};
+}
+} // namespace
+
+TEST_CASE("lesson 6: the README's compiler and H100 figures are the committed results' (scripts' output)", "[lessons][lesson06]") {
+    const auto root = lesson_tests::lesson_dir("");
+    const std::string readme = text_of(lesson_tests::lesson_dir("lessons/06_register_pressure") / "README.md");
+    // ptxas's registers: results/registers_sm90a.txt (scripts/registers/table.sh), column 3.
+    const std::string regs = text_of(root / "results" / "registers_sm90a.txt");
+    const std::string r16 = column_of(regs, "lesson06       tile16", 3), r32 = column_of(regs, "lesson06       tile32", 3),
+                      r64 = column_of(regs, "lesson06       tile64", 3);
+    CHECK_THAT(readme, Catch::Contains("gives this kernel " + r16 + ", " + r32 + " and " + r64 + " registers"));
+    // The H100's kernel times at many waves: results/fidelity_timing_h100.txt (scripts/fidelity/timing.sh).
+    const std::string fid = text_of(root / "results" / "fidelity_timing_h100.txt");
+    auto gpu_us = [&](const std::string& variant) {
+        const std::string v = column_of(fid, "  many  lesson06       " + variant, 5);  // "GPU" column, e.g. 89.76
+        char b[16];
+        std::snprintf(b, sizeof b, "%.1f", std::stod(v));
+        return std::string(b);
+    };
+    CHECK_THAT(readme, Catch::Contains(gpu_us("tile16") + ",\n" + gpu_us("tile32") + " and " + gpu_us("tile64") + " us") ||
+                           Catch::Contains(gpu_us("tile16") + ", " + gpu_us("tile32") + " and " + gpu_us("tile64") + " us"));
+}

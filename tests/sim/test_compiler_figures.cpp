@@ -84,6 +84,7 @@ TEST_CASE("compiler figures: a ptxas -v report gives each sm_90a entry's registe
         CHECK(f.spill_load_bytes == uint64_t(ld));
         CHECK(f.static_shared_bytes == uint64_t(smem));
         CHECK(f.arch == "sm_90a");
+        CHECK(f.entry == "_ZN13tklab_test_ns14figures_kernelILi4EEEvN2tk2glI13__nv_bfloat16EE");
         CHECK(f.tool == "ptxas (nvcc 13.0)");
     }
     CHECK(parse_ptxas_report(report(64, 0, 0, 0, 0), "sm_80").at(0).figures.registers == 99);
