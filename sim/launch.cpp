@@ -121,6 +121,7 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     }
     end_open_regions(b);
     out.trace.warp_peak_regs.resize(nwarps);
+    for (const Warp& w : b.warps) out.trace.peak_loaded_regs = std::max(out.trace.peak_loaded_regs, int(w.peak_loaded_regs));
     for (const Thread& t : b.threads) {
         uint16_t& peak = out.trace.warp_peak_regs[t.warp->id];
         peak = std::max<uint16_t>(peak, uint16_t(t.peak_regs));

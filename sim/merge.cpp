@@ -69,6 +69,7 @@ void Merger::add(BlockResult& br) {
         st.peak_live = bt.peak_live;
     }
     st.global_bytes += bt.global_bytes;
+    st.peak_loaded_regs = std::max(st.peak_loaded_regs, bt.peak_loaded_regs);
     bt.allowed_uninit_loc = loc_map[bt.allowed_uninit_loc];
     if (bt.allowed_uninit_reads && !st.allowed_uninit_reads) st.allowed_uninit_loc = bt.allowed_uninit_loc;
     st.allowed_uninit_reads += bt.allowed_uninit_reads;
@@ -77,22 +78,24 @@ void Merger::add(BlockResult& br) {
     st.blocks_run++;
 }
 
-int register_estimate(const CostModel& cost, int peak_tile_regs, bool reallocates, unsigned threads_per_block) {
+int register_estimate(const CostModel& cost, int peak_tile_regs, int peak_loaded_regs, bool reallocates, unsigned threads_per_block) {
     // A kernel that moves registers between warpgroups (setmaxnreg) is compiled
     // to the most its launch bounds allow every thread: the pool it moves them
     // from (measured: the producer/consumer kernels get exactly that).
     if (reallocates && threads_per_block > 0)
         return std::min(cost.max_registers_per_thread, cost.registers_per_sm / int(threads_per_block) / 8 * 8);
-    // Otherwise: the tiles live at the peak, plus what indices, addresses and
-    // loop counters take (the cost model's base).
-    return cost.base_registers_per_thread + peak_tile_regs;
+    // Otherwise: the tiles live at the peak, or the registers loads filled
+    // before anything read them (plain arrays the simulator cannot see
+    // declared; loads into tiles are the tiles' own), whichever is more, plus
+    // what indices, addresses and loop counters take (the cost model's base).
+    return cost.base_registers_per_thread + std::max(peak_tile_regs, peak_loaded_regs);
 }
 
 void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks, const MemoryPath& memory) {
     Stats& st = r_.stats;
     // Registers are allocated 8 per thread at a time (256 per warp): the
     // compiler's figure when the build has one, else the estimate.
-    st.estimated_registers = register_estimate(cost, st.peak_regs, st.setmaxnreg_registers > 0, threads_per_block);
+    st.estimated_registers = register_estimate(cost, st.peak_regs, st.peak_loaded_regs, st.setmaxnreg_registers > 0, threads_per_block);
     const int regs = ((r_.compiler ? r_.compiler->registers : st.estimated_registers) + 7) / 8 * 8;
     struct Limit { int blocks; const char* why; };
     Limit limits[] = {

@@ -15,7 +15,7 @@ namespace tklab::sim {
 
 // Registers per thread the compiler is estimated to allocate, when its own
 // figures are not at hand (sim/README.md, "Registers").
-int register_estimate(const CostModel& cost, int peak_tile_regs, bool reallocates, unsigned threads_per_block);
+int register_estimate(const CostModel& cost, int peak_tile_regs, int peak_loaded_regs, bool reallocates, unsigned threads_per_block);
 
 class Merger {
 public:

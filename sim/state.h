@@ -86,6 +86,7 @@ struct Warp {
     uint32_t live = 0;    // lanes that have not exited
     uint64_t clock = 0;
     uint64_t load_ready = 0;  // when outstanding loads have landed
+    uint32_t loaded_regs = 0, peak_loaded_regs = 0;  // registers loads filled that nothing has read yet, per lane
     Stall load_stall = Stall::none;
     WarpState state = WarpState::runnable;
     uint64_t wait_since = 0;

@@ -568,6 +568,8 @@ private:
         s.peak_regs_loc = uint32_t(as_int(field(r, p, "peak_regs_loc"), p + ".peak_regs_loc", 0, loc_max()));
         if (r.contains("estimated_registers"))
             s.estimated_registers = int(as_int(field(r, p, "estimated_registers"), p + ".estimated_registers", 0, 1 << 20));
+        if (r.contains("peak_loaded_regs"))
+            s.peak_loaded_regs = int(as_int(field(r, p, "peak_loaded_regs"), p + ".peak_loaded_regs", 0, 1 << 20));
         if (r.contains("compiler")) {
             const std::string q = p + ".compiler";
             const json& c = field(r, p, "compiler");

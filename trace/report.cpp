@@ -504,6 +504,8 @@ RegisterEstimate register_estimate(const Trace& t, const Summary& s) {
 std::string estimate_parts(const Trace& t, const Summary& s, long long total) {
     const long long base = arch_int(t, "base_registers_per_thread").value_or(0);
     if (total == base + s.peak_regs) return std::to_string(s.peak_regs) + " tiles + " + std::to_string(base) + " base";
+    if (total == base + s.peak_loaded_regs)
+        return std::to_string(s.peak_loaded_regs) + " loaded, not yet read + " + std::to_string(base) + " base";
     return "the most each thread may have: the kernel reallocates registers with setmaxnreg";
 }
 
@@ -595,11 +597,16 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
         if (!local.empty())
             row("local memory", w.bad(fit(local, 60)) + " per thread (Registers)");
     } else {
-        row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (" +
-                                  (regs.total == regs.base + s.peak_regs && regs.base == arch_int(t, "base_registers_per_thread").value_or(0)
-                                       ? "+" + std::to_string(regs.base) + " base = about " + std::to_string(regs.total)
-                                       : "the launch's limit with setmaxnreg: about " + std::to_string(regs.total)) +
-                                  ", an estimate)");
+        const long long base = arch_int(t, "base_registers_per_thread").value_or(0);
+        if (regs.total == base + s.peak_regs)
+            row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (+" + std::to_string(base) +
+                                      " base = about " + std::to_string(regs.total) + ", an estimate)");
+        else if (regs.total == base + s.peak_loaded_regs)
+            row("peak registers", "about " + std::to_string(regs.total) + " per thread, an estimate: " + std::to_string(s.peak_loaded_regs) +
+                                      " loaded before use + " + std::to_string(base) + " base");
+        else
+            row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (setmaxnreg's limit: about " +
+                                      std::to_string(regs.total) + ", an estimate)");
     }
 
     // Pointers to the sections below, so a student knows where to look first.

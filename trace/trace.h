@@ -126,6 +126,9 @@ struct Summary {
     // allocates (optional: 0 in older traces, where it was the cost model's
     // base plus peak_regs).
     int estimated_registers = 0;
+    // The most registers per lane that loads filled before anything read them
+    // (optional; part of the estimate: sim/README.md, "Registers").
+    int peak_loaded_regs = 0;
     std::vector<SmemSite> smem_sites;
     std::vector<BarrierSite> barrier_sites;
     std::vector<LineStalls> line_stalls;

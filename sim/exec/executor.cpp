@@ -55,7 +55,10 @@ void Executor::run() {
     begin_event(op);
     seq_ = ++w_.seq;
     site_ = make_site(trace().events[size_t(ev_)].loc, op);
-    if (ins.reads_loaded_registers) wait_until(w_.load_ready, w_.load_stall);
+    if (ins.reads_loaded_registers) {
+        wait_until(w_.load_ready, w_.load_stall);
+        w_.loaded_regs = 0;  // what was loaded is in use now
+    }
     b_.hooks.instruction_begin();
     switch (ins.family) {
     case Family::shared_memory: shared_memory(op); break;

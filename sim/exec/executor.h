@@ -97,9 +97,13 @@ private:
         e.stall_cycles += uint32_t(when - t_);
         t_ = when;
     }
-    // Registers a load fills are ready at `ready`: the next instruction that reads them waits.
-    void note_load(uint64_t ready, Stall why) {
+    // Registers a load fills (`regs` per lane) are ready at `ready`: the next
+    // instruction that reads them waits. Until then they hold registers of
+    // their own, tile or not (the register estimate counts the most at once).
+    void note_load(uint64_t ready, Stall why, uint32_t regs) {
         if (ready > w_.load_ready) { w_.load_ready = ready; w_.load_stall = why; }
+        w_.loaded_regs += regs;
+        if (w_.loaded_regs > w_.peak_loaded_regs) w_.peak_loaded_regs = w_.loaded_regs;
     }
     // Shared-memory pipe: wavefronts queue behind other warps' wavefronts.
     uint64_t use_smem_pipe(int wavefronts) {

@@ -39,7 +39,7 @@ void Executor::global_access(Op op) {
         else std::memcpy(const_cast<void*>(o.gptr), o.data, bytes);
     });
     global_traffic(bytes);
-    if (load) note_load(t_ + uint64_t(b_.memory.load_latency), Stall::long_scoreboard);
+    if (load) note_load(t_ + uint64_t(b_.memory.load_latency), Stall::long_scoreboard, (bytes + 3) / 4);
     w_.clock = t_ + cost_.global_issue_cycles;
 }
 

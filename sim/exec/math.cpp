@@ -110,7 +110,7 @@ void Executor::shfl() {
                        "or the source lane inside that half), or shuffle with the full mask");
         o.data[0] = (mask_ >> src & 1) ? in[src] : in[l];
     });
-    note_load(t_ + cost_.shfl_latency, Stall::short_scoreboard);
+    note_load(t_ + cost_.shfl_latency, Stall::short_scoreboard, 1);
     w_.clock = t_ + cost_.issue_cycles;
 }
 

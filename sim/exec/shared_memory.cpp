@@ -31,7 +31,7 @@ void Executor::shared_access(Op op) {
         if (load) std::memcpy(lane_op(l).data, b_.smem + addr[l], bytes);
         else std::memcpy(b_.smem + addr[l], lane_op(l).data, bytes);
     });
-    if (load) note_load(end + cost_.shared_latency, Stall::short_scoreboard);
+    if (load) note_load(end + cost_.shared_latency, Stall::short_scoreboard, (bytes + 3) / 4);
     w_.clock = t_ + cost_.issue_cycles;
     record_smem(ba, addr);
 }
@@ -76,7 +76,7 @@ void Executor::matrix_access(Op op) {
             }
         }
     }
-    if (load) note_load(end + cost_.ldmatrix_latency, Stall::short_scoreboard);
+    if (load) note_load(end + cost_.ldmatrix_latency, Stall::short_scoreboard, uint32_t(op0_->matrices));
     w_.clock = t_ + cost_.issue_cycles;
     record_smem(ba, addr);
 }

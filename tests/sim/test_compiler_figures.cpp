@@ -129,3 +129,31 @@ TEST_CASE("compiler figures: a launch shows ptxas's registers and occupancy uses
     CHECK(tklab::sim::last_run().stats.occupancy_limit != "registers");
     ::unsetenv("TKLAB_COMPILER_FIGURES");
 }
+
+namespace {
+// Each lane loads `pieces` 16-byte pieces into a plain array, then sums them:
+// 4 x pieces registers are filled before anything reads them.
+__global__ void plain_array_kernel(const float* in, float* out, int pieces) {
+    uint32_t v[8][4];
+    for (int p = 0; p < pieces; ++p) tk::arch::ld_global<4>(v[p], in + 4 * (32 * p + tk::laneid()));
+    uint32_t sum = 0;
+    for (int p = 0; p < pieces; ++p) sum ^= v[p][0] ^ v[p][1] ^ v[p][2] ^ v[p][3];
+    const uint32_t s[1] = {sum};
+    tk::arch::st_global<1>(out + tk::laneid(), s);
+}
+} // namespace
+
+TEST_CASE("register estimate: registers loads fill before use count when no tile holds more", "[sim][registers]") {
+    std::mt19937 rng(26);
+    std::vector<float> host(8 * 32 * 4);
+    for (float& x : host) x = float(rng() % 100);
+    tk::device_buffer<float> in(host.size(), host, "in"), out(32, "out");
+    const int base = tklab::sim::CostModel::load("h100").base_registers_per_thread;
+    for (int pieces : {1, 3, 8}) {
+        tk::launch("plain", plain_array_kernel, dim3(1), dim3(32), 0, (const float*)in.data(), out.data(), pieces);
+        const auto& r = tklab::sim::last_run();
+        CHECK(r.stats.peak_regs == 0);  // no tiles
+        CHECK(r.stats.peak_loaded_regs == 4 * pieces);
+        CHECK(r.stats.estimated_registers == base + 4 * pieces);
+    }
+}
