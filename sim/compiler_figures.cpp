@@ -12,6 +12,7 @@
 #include <map>
 #include <memory>
 #include <regex>
+#include <set>
 #include <sstream>
 
 namespace tklab::sim {
@@ -57,7 +58,7 @@ std::string simulator_type_names(std::string s) {
 
 struct Table {
     std::map<std::string, trace::CompilerFigures> by_key;
-    std::map<std::string, bool> ambiguous;
+    std::set<std::string> ambiguous;  // keys whose entries disagree
 };
 
 // The reports in `dir`, read once per folder.
@@ -76,7 +77,7 @@ const Table& table(const std::string& dir) {
             text << in.rdbuf();
             for (CompiledKernel& k : parse_ptxas_report(text.str())) {
                 auto [it, fresh] = t.by_key.emplace(k.key, k.figures);
-                if (!fresh && !(it->second == k.figures)) t.ambiguous[k.key] = true;
+                if (!fresh && !(it->second == k.figures)) t.ambiguous.insert(k.key);
             }
         }
     }
@@ -117,7 +118,7 @@ std::vector<CompiledKernel> parse_ptxas_report(std::string_view text, const std:
         } else if (std::regex_search(line, m, props_re)) {
             props_of = m[1].str();
         } else if (std::regex_search(line, m, frame_re)) {
-            if (cur && demangle(props_of) == cur->name) {
+            if (cur && props_of == cur->figures.entry) {
                 cur->figures.stack_bytes = number(m, 1);
                 cur->figures.spill_store_bytes = number(m, 2);
                 cur->figures.spill_load_bytes = number(m, 3);

@@ -479,34 +479,27 @@ std::string barrier_kind(const BarrierSite& b) {
     return b.mbarrier ? std::string("mbarrier") : "bar.sync " + std::to_string(b.id);
 }
 
-// Estimated registers per thread: tiles' registers plus the cost model's guess for the rest.
-// Registers per thread: ptxas's figure when the simulating build had nvcc
-// (then `base` is what it holds besides the tiles at the peak), else the
-// simulator's estimate, live tiles plus the cost model's base.
-struct RegisterEstimate {
+// Registers per thread the report works with: ptxas's figure when the
+// simulating build had nvcc, else the simulator's estimate. `base` is what
+// they hold besides the tiles at the peak.
+struct Registers {
     long long base = 0, total = 0;
-    bool compiler = false;
 };
 
-// The estimate a build without nvcc shows (older traces: base + tiles).
-long long estimate_without_compiler(const Trace& t, const Summary& s) {
-    if (s.estimated_registers > 0) return s.estimated_registers;
-    return arch_int(t, "base_registers_per_thread").value_or(0) + s.peak_regs;
+Registers registers_of(const Trace& t, const Summary& s) {
+    const long long total = s.compiler ? s.compiler->registers : register_estimate(t, s).total;
+    return {std::max(0LL, total - s.peak_regs), total};
 }
 
-RegisterEstimate register_estimate(const Trace& t, const Summary& s) {
-    if (s.compiler) return {std::max(0LL, (long long)s.compiler->registers - s.peak_regs), s.compiler->registers, true};
-    const long long total = estimate_without_compiler(t, s);
-    return {std::max(0LL, total - s.peak_regs), total, false};
-}
-
-// What an estimate of `total` registers is made of (sim/merge.cpp register_estimate).
-std::string estimate_parts(const Trace& t, const Summary& s, long long total) {
-    const long long base = arch_int(t, "base_registers_per_thread").value_or(0);
-    if (total == base + s.peak_regs) return std::to_string(s.peak_regs) + " tiles + " + std::to_string(base) + " base";
-    if (total == base + s.peak_loaded_regs)
-        return std::to_string(s.peak_loaded_regs) + " loaded, not yet read + " + std::to_string(base) + " base";
-    return "the most each thread may have: the kernel reallocates registers with setmaxnreg";
+// What the estimate is made of (sim/merge.cpp register_estimate).
+std::string estimate_parts(const Summary& s, const RegisterEstimate& e) {
+    switch (e.from) {
+    case RegisterEstimate::From::tiles: return std::to_string(s.peak_regs) + " tiles + " + std::to_string(e.base) + " base";
+    case RegisterEstimate::From::loaded:
+        return std::to_string(s.peak_loaded_regs) + " loaded, not yet read + " + std::to_string(e.base) + " base";
+    case RegisterEstimate::From::setmaxnreg: break;
+    }
+    return "setmaxnreg: the most the launch allows each thread";
 }
 
 std::string signed_percent(double ours, double theirs) {
@@ -584,12 +577,10 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
     }
     row("barrier wait", percent(double(s.barrier_wait_cycles), double(s.warp_cycles)) + " of warp time (" +
                             num(s.barrier_wait_cycles) + " of " + num(s.warp_cycles) + " warp-cycles)");
-    if (s.allowed_uninit_reads)  // tk::allow_uninitialized_reads: notes, not errors
-    {
+    if (s.allowed_uninit_reads) {  // tk::allow_uninitialized_reads: notes, not errors
         row("allowed uninit", num(s.allowed_uninit_reads) + " reads of bytes nothing wrote, in tk::allow_uninitialized_reads");
         w.line(blank + "first at " + where(t, s.allowed_uninit_loc, 60));
     }
-    const RegisterEstimate regs = register_estimate(t, s);
     if (s.compiler) {
         row("registers", std::to_string(s.compiler->registers) + " per thread (" + fit(s.compiler->tool, 24) + ", " +
                              fit(s.compiler->arch, 8) + "); tiles hold " + std::to_string(s.peak_regs) + " at the peak");
@@ -597,16 +588,22 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
         if (!local.empty())
             row("local memory", w.bad(fit(local, 60)) + " per thread (Registers)");
     } else {
-        const long long base = arch_int(t, "base_registers_per_thread").value_or(0);
-        if (regs.total == base + s.peak_regs)
-            row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (+" + std::to_string(base) +
-                                      " base = about " + std::to_string(regs.total) + ", an estimate)");
-        else if (regs.total == base + s.peak_loaded_regs)
-            row("peak registers", "about " + std::to_string(regs.total) + " per thread, an estimate: " + std::to_string(s.peak_loaded_regs) +
-                                      " loaded before use + " + std::to_string(base) + " base");
-        else
-            row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (setmaxnreg's limit: about " +
-                                      std::to_string(regs.total) + ", an estimate)");
+        const RegisterEstimate e = register_estimate(t, s);
+        const std::string total = std::to_string(e.total);
+        switch (e.from) {
+        case RegisterEstimate::From::tiles:
+            row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (+" + std::to_string(e.base) +
+                                      " base = about " + total + ", an estimate)");
+            break;
+        case RegisterEstimate::From::loaded:
+            row("peak registers", "about " + total + " per thread, an estimate: " + std::to_string(s.peak_loaded_regs) +
+                                      " loaded before use + " + std::to_string(e.base) + " base");
+            break;
+        case RegisterEstimate::From::setmaxnreg:
+            row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (setmaxnreg's limit: about " + total +
+                                      ", an estimate)");
+            break;
+        }
     }
 
     // Pointers to the sections below, so a student knows where to look first.
@@ -748,7 +745,7 @@ void write_live_tiles(LineWriter& w, const Trace& t, const Summary& s, const Rep
     more_rows(w, shown, tiles.size(), "live tile", "live tiles");
 }
 
-void write_register_limit(LineWriter& w, const Trace& t, const Summary& s, const RegisterEstimate& regs) {
+void write_register_limit(LineWriter& w, const Trace& t, const Summary& s, const Registers& regs) {
     if (s.compiler) {
         const CompilerFigures& c = *s.compiler;
         w.line("  " + fit(c.tool, 30) + " for " + fit(c.arch, 8) + ": " + std::to_string(c.registers) +
@@ -763,13 +760,13 @@ void write_register_limit(LineWriter& w, const Trace& t, const Summary& s, const
             w.line("    GPU executes and the simulator does not model; fewer or smaller tiles live at the peak (above)");
             w.line("    or indices known at compile time keep them in registers");
         }
-        const long long est = estimate_without_compiler(t, s);
+        const long long est = register_estimate(t, s).total;
         w.line("  without nvcc the simulator would estimate " + std::to_string(est) + ": " +
                signed_percent(double(est), double(c.registers)) + " against ptxas");
         return;
     }
     const auto max_regs = arch_int(t, "max_registers_per_thread");
-    const std::string est = "estimate " + std::to_string(regs.total) + " per thread (" + estimate_parts(t, s, regs.total) + ")";
+    const std::string est = "estimate " + std::to_string(regs.total) + " per thread (" + estimate_parts(s, register_estimate(t, s)) + ")";
     if (!max_regs) {
         w.line("  " + est + "; the cost model gives no per-thread limit");
     } else if (regs.total > *max_regs) {
@@ -782,7 +779,7 @@ void write_register_limit(LineWriter& w, const Trace& t, const Summary& s, const
 
 // Blocks/SM that registers allow, and what the next step would take.
 void write_register_occupancy(LineWriter& w, const Trace& t, const Launch& l, const Summary& s,
-                              const RegisterEstimate& regs) {
+                              const Registers& regs) {
     const auto per_sm = arch_int(t, "registers_per_sm");
     const long long threads = static_cast<long long>(threads_per_block(l));
     constexpr long long kMaxThreads = 1 << 20;  // far above CUDA's 1024; guards the products below
@@ -812,7 +809,7 @@ void write_register_occupancy(LineWriter& w, const Trace& t, const Launch& l, co
 
 void write_registers(LineWriter& w, const Trace& t, const Launch& l, const Summary& s, const ReportOptions& opt) {
     heading(w, "Registers");
-    const RegisterEstimate regs = register_estimate(t, s);
+    const Registers regs = registers_of(t, s);
     w.line("  peak " + std::to_string(s.peak_regs) + " registers per thread held by tiles, at " +
            where(t, s.peak_regs_loc));
     source_line(w, t, s.peak_regs_loc, "    ");

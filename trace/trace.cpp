@@ -3,6 +3,17 @@
 
 namespace tklab::trace {
 
+RegisterEstimate register_estimate(const Trace& t, const Summary& s) {
+    RegisterEstimate e;
+    auto base = t.arch.is_object() ? t.arch.find("base_registers_per_thread") : t.arch.end();
+    if (base != t.arch.end() && base->is_number_integer()) e.base = base->get<long long>();
+    e.total = s.estimated_registers > 0 ? s.estimated_registers : e.base + s.peak_regs;
+    e.from = e.total == e.base + s.peak_regs      ? RegisterEstimate::From::tiles
+             : e.total == e.base + s.peak_loaded_regs ? RegisterEstimate::From::loaded
+                                                      : RegisterEstimate::From::setmaxnreg;
+    return e;
+}
+
 std::string Trace::where(uint32_t loc) const {
     if (loc == 0 || loc >= locations.size()) return "?";
     const Location& l = locations[loc];

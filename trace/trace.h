@@ -253,4 +253,15 @@ struct Trace {
     bool operator==(const Trace&) const = default;
 };
 
+// The simulator's estimate of the registers per thread a launch's kernel gets
+// without the compiler's figures (sim/merge.cpp register_estimate), and which
+// of its terms it came from. Older traces: the cost model's base plus peak_regs.
+struct RegisterEstimate {
+    enum class From { tiles, loaded, setmaxnreg };
+    long long base = 0;   // the cost model's base_registers_per_thread
+    long long total = 0;
+    From from = From::tiles;
+};
+RegisterEstimate register_estimate(const Trace& t, const Summary& s);
+
 } // namespace tklab::trace

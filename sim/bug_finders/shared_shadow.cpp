@@ -130,13 +130,15 @@ std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, u
                                                  bool lands_later, bool allow_uninit, bool* uninit_allowed) {
     std::optional<Finding> found;
     auto first_byte = [&](uint8_t m) { return word_addr + uint32_t(__builtin_ctz(m)); };
-    if (uninit_ && !write && (w.written & mask) != mask && allow_uninit) {
-        if (uninit_allowed) *uninit_allowed = true;
-    } else if (uninit_ && !write && (w.written & mask) != mask) {
-        Finding f;
-        f.kind = Finding::Kind::uninitialized;
-        f.addr = first_byte(uint8_t(mask & ~w.written));
-        found = f;
+    if (uninit_ && !write && (w.written & mask) != mask) {
+        if (allow_uninit) {  // tk::allow_uninitialized_reads: a note, not a finding
+            if (uninit_allowed) *uninit_allowed = true;
+        } else {
+            Finding f;
+            f.kind = Finding::Kind::uninitialized;
+            f.addr = first_byte(uint8_t(mask & ~w.written));
+            found = f;
+        }
     }
     if (write && !lands_later) w.written |= mask;
     if (!races_) return found;

@@ -244,16 +244,25 @@ void occupancy(const trace::Trace& t, const trace::Launch& l) {
             dim("  no local memory: nothing spilled");
         return;
     }
-    const auto base = t.arch.find("base_registers_per_thread");
-    if (base != t.arch.end() && base->is_number_integer()) {
-        const long long b = base->get<long long>();
-        char line[200];
+    // The simulator's estimate, as the report gives it (trace::register_estimate).
+    const trace::RegisterEstimate e = trace::register_estimate(t, s);
+    char line[200];
+    if (e.from == trace::RegisterEstimate::From::tiles)
         std::snprintf(line, sizeof line,
                       "  per thread: about %lld (tiles at the peak) + %lld (the cost model's estimate for indices, "
                       "addresses, loop counters) = %lld registers",
-                      (long long)s.peak_regs, b, s.peak_regs + b);
-        dim_wrapped(line);
-    }
+                      (long long)s.peak_regs, e.base, e.total);
+    else if (e.from == trace::RegisterEstimate::From::loaded)
+        std::snprintf(line, sizeof line,
+                      "  per thread: about %d (registers loaded before use, more than the tiles hold) + %lld (the cost "
+                      "model's estimate for indices, addresses, loop counters) = %lld registers",
+                      s.peak_loaded_regs, e.base, e.total);
+    else
+        std::snprintf(line, sizeof line,
+                      "  per thread: about %lld registers, the most the launch allows each thread (the kernel "
+                      "reallocates registers with setmaxnreg)",
+                      e.total);
+    dim_wrapped(line);
 }
 
 } // namespace
