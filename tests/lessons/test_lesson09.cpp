@@ -11,7 +11,9 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <iterator>
 #include <random>
+#include <sstream>
 #include <string>
 
 #include "lessons/09_gpu_profiling/lesson.cuh"
@@ -23,6 +25,7 @@
 #include "lessons/09_gpu_profiling/wrong/nested.cuh"
 #include "lessons/09_gpu_profiling/checks.h"
 #include "trace/codec.h"
+#include "trace/report.h"
 
 namespace {
 
@@ -203,4 +206,27 @@ TEST_CASE("lesson 9, part 2: the solution's answers pass against the committed H
     const auto res = tklab::lessons::check(answers_part(), lesson09_program(), "solution");
     INFO(res.report);
     CHECK(res.passed);
+}
+
+TEST_CASE("lesson 9, part 2: the README quotes the committed H100 trace's Regions lines as the report prints them", "[lessons][lesson09]") {
+    const auto dir = lesson_tests::lesson_dir("lessons/09_gpu_profiling");
+    std::ifstream in(dir / "README.md");
+    REQUIRE(in.good());
+    const std::string readme{std::istreambuf_iterator<char>(in), {}};
+    std::ostringstream report;
+    tklab::trace::write_report(report, tklab::trace::load_trace((dir / "h100.cbor").string()).trace, {});
+    std::istringstream lines(report.str());
+    int quoted = 0;
+    for (std::string line; std::getline(lines, line);) {
+        for (const char* phase : {"  main loop ", "  prologue ", "  store "}) {
+            if (line.rfind(phase, 0) != 0 || line.find("% of block time") == std::string::npos) continue;
+            CHECK_THAT(readme, Catch::Contains("    " + line));  // the README's indented block
+            ++quoted;
+            if (std::string(phase) == "  main loop ") {  // "the H100's N" in the text beneath
+                const std::string mean = line.substr(line.find("mean ") + 5, line.find(" cycles") - line.find("mean ") - 5);
+                CHECK_THAT(readme, Catch::Contains("the H100's " + mean));
+            }
+        }
+    }
+    CHECK(quoted == 3);
 }
