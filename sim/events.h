@@ -102,7 +102,8 @@ struct Stats {
     uint64_t max_block_cycles = 0;       // slowest block
     uint64_t sum_block_cycles = 0;
     uint64_t est_kernel_cycles = 0;      // the largest of the bounds below, plus the launch overhead
-    uint64_t wave_cycles = 0;            // slowest block x waves, from occupancy
+    uint64_t wave_cycles = 0;            // the busiest SM's time, its resident blocks simulated together (sim/sm.h)
+    int blocks_together = 0;             // blocks simulated together on an SM at most
     uint64_t global_bytes = 0;           // global memory traffic of every block, in whole sectors
     uint64_t allowed_uninit_reads = 0;   // reads of unwritten bytes inside tk::allow_uninitialized_reads
     uint32_t allowed_uninit_loc = 0;     // the first one's kernel line (in block order)

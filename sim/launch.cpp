@@ -8,6 +8,7 @@
 #include "sim/memory.h"
 #include "sim/merge.h"
 #include "sim/scheduler.h"
+#include "sim/sm.h"
 #include "sim/state.h"
 
 #include <algorithm>
@@ -58,11 +59,14 @@ void end_open_regions(Block& b) {
         if (r.open) r.end = std::max(r.end, b.warps[r.warp].clock);
 }
 
-void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block_dim, size_t smem_bytes,
-               const std::function<void()>& body, const CostModel& cost, const MemoryPath& memory, StackPool& stacks, AlignedBuffer& smem,
-               bugs::SharedShadow& shadow, BlockResult& out) {
-    Block b;
+// A block ready to run: its threads, warps, shared memory and bug finders.
+// `smem` and `shadow` are its own while it runs (each block resident on the
+// SM beside it has others).
+void set_up_block(Block& b, const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block_dim, size_t smem_bytes, const CostModel& cost,
+                  const MemoryPath& memory, const Options::Checks& checks, SmPipes& sm, AlignedBuffer& smem, bugs::SharedShadow& shadow,
+                  BlockResult& out) {
     b.cost = &cost;
+    b.sm = &sm;
     b.memory = memory;
     b.out = &out;
     b.kernel = kernel;
@@ -84,7 +88,7 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     // The bug finders' state: the host thread's shadow of shared memory
     // (reused block after block); each warp starts in its first epoch. The
     // finders and the block's records attach to the instructions through its hooks.
-    b.checks = options().checks;
+    b.checks = checks;
     bugs::SharedShadow* finders = nullptr;
     if (b.checks.races || b.checks.uninit) {
         shadow.begin_block(smem_bytes, int(nwarps), b.checks.races, b.checks.uninit);
@@ -110,17 +114,13 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
         w.exists |= 1u << t.lane;
         w.live |= 1u << t.lane;
     }
-    BlockRunner runner(b, stacks, body);
-    kernel_crash::guard_host_thread();  // a kernel's crash on this host thread becomes its SimError
-    try {
-        runner.run();
-    } catch (...) {
-        end_open_regions(b);  // before unwinding: the unwound lanes leave them open
-        runner.unwind();
-        throw;
-    }
+}
+
+// A block that ran to its end: its register peaks into its trace.
+void finish_block(Block& b, const CostModel& cost) {
+    BlockResult& out = *b.out;
     end_open_regions(b);
-    out.trace.warp_peak_regs.resize(nwarps);
+    out.trace.warp_peak_regs.resize(b.warps.size());
     for (const Warp& w : b.warps) out.trace.peak_loaded_regs = std::max(out.trace.peak_loaded_regs, int(w.peak_loaded_regs));
     for (const Thread& t : b.threads) {
         uint16_t& peak = out.trace.warp_peak_regs[t.warp->id];
@@ -142,12 +142,45 @@ void run_block(const std::string& kernel, uint32_t linear, Dim3 grid, Dim3 block
     }
 }
 
-// Blocks of this launch resident on one SM at once, by threads, shared memory
-// and the block limit (registers are known only after the run).
-int blocks_per_sm_before_run(const CostModel& cost, unsigned threads, size_t smem_bytes) {
+// Blocks of this launch resident on one SM at once, by threads, shared memory,
+// the block limit and, when the compiler's figures are at hand, registers
+// (the estimate is known only after the run: merge.cpp checks it then).
+int blocks_per_sm_before_run(const CostModel& cost, unsigned threads, size_t smem_bytes, const std::optional<trace::CompilerFigures>& compiler) {
     int per_sm = std::min(cost.max_blocks_per_sm, cost.max_threads_per_sm / int(std::max(1u, threads)));
     if (smem_bytes) per_sm = std::min<int>(per_sm, int(cost.shared_bytes_per_sm / smem_bytes));
+    if (compiler && compiler->registers > 0) per_sm = std::min(per_sm, blocks_per_sm_by_registers(cost, compiler->registers, 0, threads));
     return std::max(per_sm, 1);
+}
+
+// Without the compiler's figures, registers are known only once a block has
+// run. When they decide how many blocks share an SM (a grid with more blocks
+// than SMs), block 0 runs first on its own, its global stores dropped and its
+// bug finders off, and the blocks that fit beside it by the register
+// estimate are what the launch simulates together. Anything that goes wrong
+// in it is left for the real run to report.
+int probe_blocks_per_sm(const std::string& kernel, Dim3 grid, Dim3 block_dim, size_t smem_bytes, const std::function<void()>& body,
+                        const CostModel& cost, const MemoryPath& memory, int per_sm) {
+    BlockResult out;
+    out.trace.timeline = false;
+    Block b;
+    SmPipes pipes;
+    AlignedBuffer smem;
+    bugs::SharedShadow shadow;
+    StackPool stacks(options().stack_bytes);
+    set_up_block(b, kernel, 0, grid, block_dim, smem_bytes, cost, memory, Options::Checks{false, false, false}, pipes, smem, shadow, out);
+    b.probe = true;
+    BlockRunner runner(b, stacks, body);
+    kernel_crash::guard_host_thread();
+    try {
+        runner.run();
+    } catch (...) {
+        runner.unwind();
+        return per_sm;
+    }
+    finish_block(b, cost);
+    const unsigned threads = block_dim.x * block_dim.y * block_dim.z;
+    const int regs = register_estimate(cost, out.trace.peak_regs, out.trace.peak_loaded_regs, out.trace.setmaxnreg_registers > 0, threads);
+    return std::max(1, std::min(per_sm, blocks_per_sm_by_registers(cost, regs, out.trace.setmaxnreg_registers, threads)));
 }
 
 // The memory model (sim/README.md, "Global memory"): a launch whose buffers
@@ -176,8 +209,8 @@ int host_threads() {
 
 // Blocks resident on the whole GPU at once, by threads and shared memory
 // (registers are known only after the run): the default timeline set.
-uint64_t first_wave(const CostModel& cost, unsigned threads, size_t smem_bytes, uint64_t nblocks) {
-    return std::min<uint64_t>(nblocks, uint64_t(blocks_per_sm_before_run(cost, threads, smem_bytes)) * uint64_t(cost.sms));
+uint64_t first_wave(const CostModel& cost, unsigned threads, size_t smem_bytes, const std::optional<trace::CompilerFigures>& compiler, uint64_t nblocks) {
+    return std::min<uint64_t>(nblocks, uint64_t(blocks_per_sm_before_run(cost, threads, smem_bytes, compiler)) * uint64_t(cost.sms));
 }
 } // namespace
 
@@ -212,7 +245,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     g_last.smem_bytes = smem_bytes;
     g_last.arch = cost.name;
     g_last.compiler = compiler_figures_for(kernel_code);
-    g_last.first_wave_blocks = first_wave(cost, nthreads, smem_bytes, nblocks);
+    g_last.first_wave_blocks = first_wave(cost, nthreads, smem_bytes, g_last.compiler, nblocks);
     const MemoryPath memory = memory_path(cost);
     Observer* obs = g_observer;
     if (obs) obs->launch_begin(g_last, cost);
@@ -220,7 +253,6 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
 
     Merger merger(g_last);
     std::vector<BlockResult> results(nblocks);
-    std::atomic<uint64_t> next{0};
     std::atomic<uint64_t> first_error{UINT64_MAX};
     std::mutex emit_mu;
     uint64_t next_emit = 0;  // guarded by emit_mu
@@ -243,28 +275,63 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
             if (br.error) next_emit = nblocks;
         }
     };
+    // The SM model: blocks resident on one SM at once run together (sm.h).
+    int per_sm = blocks_per_sm_before_run(cost, nthreads, smem_bytes, g_last.compiler);
+    if (!g_last.compiler && per_sm > 1 && nblocks > uint64_t(multiprocessors()))
+        per_sm = probe_blocks_per_sm(kernel, Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, memory, per_sm);
+    const SmLayout layout = sm_layout(nblocks, multiprocessors(), per_sm);
+    std::vector<uint64_t> block_cycles(nblocks);
+    std::atomic<uint64_t> next_group{0};
     auto worker = [&] {
         StackPool stacks(options().stack_bytes);
-        AlignedBuffer smem;
-        bugs::SharedShadow shadow;  // the bug finders' view of shared memory, reused block after block
+        // Each resident block's shared memory and the bug finders' view of
+        // it, reused group after group.
+        std::vector<AlignedBuffer> smem(static_cast<size_t>(per_sm));
+        std::vector<bugs::SharedShadow> shadow(static_cast<size_t>(per_sm));
+        kernel_crash::guard_host_thread();  // a kernel's crash on this host thread becomes its SimError
         for (;;) {
-            uint64_t i = next.fetch_add(1);
+            const uint64_t g = next_group.fetch_add(1);
             // Blocks after a failed one are skipped; earlier ones still run, so the
             // error reported is always the lowest-numbered failing block's.
-            if (i >= nblocks || i > first_error.load()) break;
-            results[i].trace.timeline = !obs || obs->wants_timeline(i);
-            try {
-                run_block(kernel, uint32_t(i), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, memory, stacks, smem, shadow, results[i]);
-            } catch (...) {
-                results[i].error = std::current_exception();
-                uint64_t cur = first_error.load();
-                while (i < cur && !first_error.compare_exchange_weak(cur, i)) {}
+            if (g >= layout.groups() || layout.first[g] > first_error.load()) break;
+            const uint64_t first = layout.first[g], count = layout.first[g + 1] - first;
+            SmPipes pipes;
+            std::vector<std::unique_ptr<Block>> blocks;
+            std::vector<std::unique_ptr<BlockRunner>> runner_of;
+            std::vector<BlockRunner*> runners;
+            for (uint64_t j = 0; j < count; ++j) {
+                BlockResult& out = results[first + j];
+                out.trace.timeline = !obs || obs->wants_timeline(first + j);
+                blocks.push_back(std::make_unique<Block>());
+                set_up_block(*blocks.back(), kernel, uint32_t(first + j), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, cost, memory, options().checks,
+                             pipes, smem[j], shadow[j], out);
+                blocks.back()->warp_base = int(j * blocks.back()->warps.size());
+                runner_of.push_back(std::make_unique<BlockRunner>(*blocks.back(), stacks, body));
+                runners.push_back(runner_of.back().get());
             }
-            results[i].finished.store(true);
-            emit_ready();
+            auto handed_on = [&](size_t j) {
+                block_cycles[first + j] = results[first + j].trace.cycles;
+                results[first + j].finished.store(true);
+                emit_ready();
+            };
+            run_together(
+                runners,
+                [&](size_t j) {
+                    finish_block(*blocks[j], cost);
+                    handed_on(j);
+                },
+                [&](size_t j, std::exception_ptr e) {
+                    end_open_regions(*blocks[j]);  // before unwinding: the unwound lanes leave them open
+                    runners[j]->unwind();
+                    results[first + j].error = e;
+                    uint64_t cur = first_error.load();
+                    while (first + j < cur && !first_error.compare_exchange_weak(cur, first + j)) {}
+                    handed_on(j);
+                },
+                [&](size_t j) { runners[j]->unwind(); });
         }
     };
-    const int nt = int(std::min<uint64_t>(uint64_t(host_threads()), nblocks));
+    const int nt = int(std::min<uint64_t>(uint64_t(host_threads()), layout.groups()));
     if (nt <= 1) worker();
     else {
         std::vector<std::thread> pool;
@@ -273,7 +340,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     }
     emit_ready();
 
-    merger.finish(cost, nthreads, nblocks, memory);
+    merger.finish(cost, nthreads, nblocks, memory, int(layout.largest()), busiest_sm_cycles(layout, block_cycles));
     g_last.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     const uint64_t err = first_error.load();
     std::exception_ptr error = err != UINT64_MAX ? results[err].error : nullptr;

@@ -91,7 +91,13 @@ int register_estimate(const CostModel& cost, int peak_tile_regs, int peak_loaded
     return cost.base_registers_per_thread + std::max(peak_tile_regs, peak_loaded_regs);
 }
 
-void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks, const MemoryPath& memory) {
+int blocks_per_sm_by_registers(const CostModel& cost, int regs, int setmaxnreg_registers, unsigned threads_per_block) {
+    const int per_block = setmaxnreg_registers ? setmaxnreg_registers : (regs + 7) / 8 * 8 * int(threads_per_block);
+    return cost.registers_per_sm / std::max(1, per_block);
+}
+
+void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks, const MemoryPath& memory, int simulated_per_sm,
+                    uint64_t busiest_sm_cycles) {
     Stats& st = r_.stats;
     // Registers are allocated 8 per thread at a time (256 per warp): the
     // compiler's figure when the build has one, else the estimate.
@@ -102,18 +108,23 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
         {cost.max_blocks_per_sm, "blocks"},
         {cost.max_threads_per_sm / int(std::max(1u, threads_per_block)), "threads"},
         // A block that reallocates registers (setmaxnreg) holds what its warps asked for.
-        {cost.registers_per_sm / std::max(1, st.setmaxnreg_registers ? st.setmaxnreg_registers : regs * int(threads_per_block)),
-         "registers"},
+        {blocks_per_sm_by_registers(cost, regs, st.setmaxnreg_registers, threads_per_block), "registers"},
         {r_.smem_bytes ? int(cost.shared_bytes_per_sm / r_.smem_bytes) : INT32_MAX, "shared memory"},
     };
     const Limit* low = std::min_element(std::begin(limits), std::end(limits),
                                         [](const Limit& a, const Limit& b) { return a.blocks < b.blocks; });
     st.blocks_per_sm = std::max(low->blocks, 0);
     st.occupancy_limit = low->why;
-    if (st.blocks_per_sm > 0) {
+    // The blocks' bound: the busiest SM, its blocks simulated together. When
+    // the register estimate (known only now) lets fewer blocks share an SM
+    // than were simulated together, the waves that occupancy gives, each as
+    // long as the slowest block, when that is longer.
+    st.blocks_together = simulated_per_sm;
+    st.wave_cycles = busiest_sm_cycles;
+    if (st.blocks_per_sm > 0 && st.blocks_per_sm < simulated_per_sm) {
         const uint64_t slots = uint64_t(st.blocks_per_sm) * cost.sms;
         const uint64_t waves = (nblocks + slots - 1) / slots;
-        st.wave_cycles = waves * st.max_block_cycles;
+        st.wave_cycles = std::max(st.wave_cycles, waves * st.max_block_cycles);
     }
     // The memory model's bounds (sim/README.md, "Global memory"): every
     // block's traffic through the L2's bandwidth, and the launch's buffers

@@ -17,6 +17,10 @@ namespace tklab::sim {
 // figures are not at hand (sim/README.md, "Registers").
 int register_estimate(const CostModel& cost, int peak_tile_regs, int peak_loaded_regs, bool reallocates, unsigned threads_per_block);
 
+// Blocks an SM holds at once by their registers: `regs` per thread (allocated
+// 8 at a time), or what a block that reallocates (setmaxnreg) holds in all.
+int blocks_per_sm_by_registers(const CostModel& cost, int regs, int setmaxnreg_registers, unsigned threads_per_block);
+
 class Merger {
 public:
     explicit Merger(RunResult& r) : r_(r) {
@@ -25,9 +29,11 @@ public:
     }
     // The next block in order; its ids become run-wide.
     void add(BlockResult& br);
-    // Occupancy from threads, registers (rounded to the allocation unit of 8) and shared memory.
-    // Occupancy and the kernel time (the memory model's bandwidth bounds among them).
-    void finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks, const MemoryPath& memory);
+    // Occupancy from threads, registers (rounded to the allocation unit of 8)
+    // and shared memory, and the kernel time: the busiest SM's, its blocks run
+    // `simulated_per_sm` at a time (sm.h), or the memory model's bandwidth bounds.
+    void finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks, const MemoryPath& memory, int simulated_per_sm,
+                uint64_t busiest_sm_cycles);
 
 private:
     // Run-wide location ids for a block's table, adding the ones not seen yet.

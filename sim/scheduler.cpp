@@ -46,32 +46,50 @@ std::pair<const char*, int> kernel_line(const Thread& t) {
 
 } // namespace
 
-void BlockRunner::run() {
-    for (;;) {
-        Warp* next = nullptr;
-        for (Warp& w : b_.warps)
-            if (w.state == WarpState::runnable && (!next || w.clock < next->clock)) next = &w;
-        // Asynchronous completions due by the next warp's clock happen
-        // first; with no warp runnable, the earliest one (it may release some).
-        if (!b_.async.empty() && (!next || b_.async.begin()->first.first <= next->clock)) {
-            auto node = b_.async.extract(b_.async.begin());
-            node.mapped()();
-            failed_polls_in_a_row_ = 0;
-            continue;
-        }
-        if (!next) {
-            bool all_done = std::all_of(b_.warps.begin(), b_.warps.end(), [](const Warp& w) { return w.state == WarpState::done; });
-            if (all_done) break;
-            report_deadlock(b_);
-        }
-        if (++executed_ > options().max_block_instructions) report_instruction_limit(b_);
-        step(*next);
-        // A livelock: for many rounds every warp that ran only polled an
-        // mbarrier and found nothing, and no copy is in flight that could
-        // complete a phase. The state can no longer change.
-        if (!next->failed_poll) failed_polls_in_a_row_ = 0;
-        else if (++failed_polls_in_a_row_ > kLivelockPolls * b_.warps.size() && b_.async.empty()) report_livelock(b_);
+// The cycle of the block's next step: an asynchronous completion due by its
+// next warp's clock, else that warp's clock; 0 when no warp can run and
+// nothing is due (the block is done or deadlocked: settle it at once).
+uint64_t BlockRunner::next_time() {
+    if (next_known_) return next_time_;
+    Warp* next = nullptr;
+    for (Warp& w : b_.warps)
+        if (w.state == WarpState::runnable && (!next || w.clock < next->clock)) next = &w;
+    next_ = next;
+    fire_ = !b_.async.empty() && (!next || b_.async.begin()->first.first <= next->clock);
+    next_time_ = fire_ ? b_.async.begin()->first.first : next ? next->clock : 0;
+    next_known_ = true;
+    return next_time_;
+}
+
+bool BlockRunner::advance() {
+    next_time();
+    next_known_ = false;
+    // Asynchronous completions due by the next warp's clock happen
+    // first; with no warp runnable, the earliest one (it may release some).
+    if (fire_) {
+        auto node = b_.async.extract(b_.async.begin());
+        node.mapped()();
+        failed_polls_in_a_row_ = 0;
+        return false;
     }
+    Warp* next = next_;
+    if (!next) {
+        bool all_done = std::all_of(b_.warps.begin(), b_.warps.end(), [](const Warp& w) { return w.state == WarpState::done; });
+        if (!all_done) report_deadlock(b_);
+        finish();
+        return true;
+    }
+    if (++executed_ > options().max_block_instructions) report_instruction_limit(b_);
+    step(*next);
+    // A livelock: for many rounds every warp that ran only polled an
+    // mbarrier and found nothing, and no copy is in flight that could
+    // complete a phase. The state can no longer change.
+    if (!next->failed_poll) failed_polls_in_a_row_ = 0;
+    else if (++failed_polls_in_a_row_ > kLivelockPolls * b_.warps.size() && b_.async.empty()) report_livelock(b_);
+    return false;
+}
+
+void BlockRunner::finish() {
     check_transactions_settled(b_);
     check_barriers_settled(b_);
     uint64_t end = 0;

@@ -19,7 +19,11 @@ public:
     BlockRunner(Block& b, StackPool& stacks, const std::function<void()>& body) : b_(b), stacks_(stacks), body_(body) {}
 
     // Runs the block to its end; sets its trace's cycles. Throws SimError.
-    void run();
+    void run() { while (!advance()) {} }
+    // One step at a time, for blocks that share an SM (sm_runner.h): when the
+    // next step happens, and the step itself (true: the block has ended).
+    uint64_t next_time();
+    bool advance();
     // Unwinds any fiber still parked (after an error), with its thread current
     // so destructors of register tiles account correctly.
     void unwind();
@@ -33,6 +37,13 @@ private:
     // asynchronous completion in between: past a few rounds of every running
     // warp, nothing can change any more (a livelock).
     uint64_t failed_polls_in_a_row_ = 0;
+    // next_time()'s answer, kept until advance() uses it: no other block's
+    // step changes this block's warps.
+    bool next_known_ = false, fire_ = false;
+    uint64_t next_time_ = 0;
+    Warp* next_ = nullptr;
+
+    void finish();
 
     void resume(Thread& t);
     [[noreturn]] void rethrow_from(Thread& t);

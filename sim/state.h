@@ -206,6 +206,15 @@ struct BlockResult {
     std::atomic<bool> finished{false};  // ran to its end or failed; ready to hand on in order
 };
 
+// What the blocks resident on one SM share (sim/README.md, "The SM"): its
+// shared-memory pipe, the tensor pipe of each sub-partition, and the bulk
+// copy engine. Blocks simulated together hold one of these.
+struct SmPipes {
+    uint64_t smem_free = 0;         // the shared-memory pipe's next free cycle
+    uint64_t tensor_free[4] = {};   // each sub-partition's tensor pipe
+    uint64_t copy_engine_free = 0;  // the bulk copy engine's (TMA's) next free cycle
+};
+
 struct Block {
     const CostModel* cost = nullptr;
     BlockResult* out = nullptr;
@@ -213,8 +222,8 @@ struct Block {
     std::vector<Warp> warps;
     char* smem = nullptr;
     size_t smem_bytes = 0;
-    uint64_t smem_free = 0;        // the shared-memory pipe's next free cycle
-    uint64_t tensor_free[4] = {};  // each sub-partition's tensor pipe
+    SmPipes* sm = nullptr;  // the SM's pipes, shared with the blocks resident beside it
+    int warp_base = 0;      // its first warp's slot on the SM: warp w is on sub-partition (warp_base + w) % 4
     BarrierState bars[16];
     // Each barrier's last released round: who arrived, where, and its count
     // (a count smaller than the warps that use it shows as a second round of
@@ -222,7 +231,6 @@ struct Block {
     struct BarrierRound { uint32_t warps = 0; const char* file = ""; int line = 0; int expected = 0; };
     BarrierRound last_round[16];
     std::unordered_map<uint32_t, MbarState> mbars;
-    uint64_t copy_engine_free = 0;  // the bulk copy engine's (TMA's) next free cycle
     // Global memory (launch.cpp, memory_path): where the launch's data comes
     // from. The bandwidth the blocks share bounds the launch's time (merge.cpp).
     MemoryPath memory;
@@ -252,6 +260,9 @@ struct Block {
     std::vector<RegionLanes> region_lanes;
     Hooks hooks;  // the bug finders and the block's records: every instruction reaches them through it
     Options::Checks checks;
+    // Run before the launch only to learn what registers its blocks take
+    // (launch.cpp, probe_blocks_per_sm): its global stores are dropped.
+    bool probe = false;
 };
 
 } // namespace tklab::sim

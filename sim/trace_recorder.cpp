@@ -309,6 +309,7 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.sum_block_cycles = st.sum_block_cycles;
     s.est_kernel_cycles = st.est_kernel_cycles;
     s.wave_cycles = st.wave_cycles;
+    s.blocks_together = st.blocks_together;
     s.global_bytes = st.global_bytes;
     s.dram_bytes = st.dram_bytes;
     s.l2_cycles = st.l2_cycles;

@@ -558,6 +558,8 @@ private:
                             {"l2_cycles", &s.l2_cycles}, {"dram_cycles", &s.dram_cycles},
                             {"launch_overhead_cycles", &s.launch_overhead_cycles}})
             if (r.contains(k)) *v = u(k);
+        if (r.contains("blocks_together"))
+            s.blocks_together = int(as_int(field(r, p, "blocks_together"), p + ".blocks_together", 0, 1 << 20));
         if (r.contains("time_limit")) s.time_limit = as_string(field(r, p, "time_limit"), p + ".time_limit");
         if (r.contains("allowed_uninit_reads")) s.allowed_uninit_reads = u("allowed_uninit_reads");
         if (r.contains("allowed_uninit_loc"))

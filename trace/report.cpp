@@ -561,7 +561,12 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
     const std::string occupancy =
         s.blocks_per_sm > 0 ? num(uint64_t(s.blocks_per_sm)) + " blocks/SM (limited by " + limit + ")"
                             : w.bad("a block does not fit on an SM (limited by " + limit + ")");
-    w.line(blank + "slowest block " + num(s.max_block_cycles) + " cycles" + waves + ", " + occupancy);
+    if (s.blocks_together > 1) {  // the SM model ran several blocks at once on one SM (sim/README.md, "The SM")
+        w.line(blank + "busiest SM " + num(s.wave_cycles) + " cycles, its blocks simulated " + num(uint64_t(s.blocks_together)) + " at a time");
+        w.line(blank + "slowest block " + num(s.max_block_cycles) + " cycles, " + occupancy);
+    } else {
+        w.line(blank + "slowest block " + num(s.max_block_cycles) + " cycles" + waves + ", " + occupancy);
+    }
     row("blocks", num(s.blocks) + " of " + num(uint64_t(l.grid.x) * l.grid.y * l.grid.z) + " in the grid ran");
     row("warp instructions", num(s.warp_instructions));
 

@@ -105,7 +105,8 @@ struct Summary {
     uint64_t max_block_cycles = 0, sum_block_cycles = 0;
     uint64_t est_kernel_cycles = 0;       // the largest bound below, plus the launch overhead
     // What est_kernel_cycles is made of (simulator; absent in older traces: 0, ""):
-    uint64_t wave_cycles = 0;             // slowest block x waves at the occupancy below
+    uint64_t wave_cycles = 0;             // the blocks' bound: the busiest SM's time (older traces: slowest block x waves)
+    int blocks_together = 0;              // blocks simulated together on an SM at most (0: older traces, one at a time)
     uint64_t global_bytes = 0, dram_bytes = 0;  // global traffic in whole sectors; of it, DRAM's
     uint64_t l2_cycles = 0, dram_cycles = 0;    // that traffic over the bandwidth the SMs share
     uint64_t launch_overhead_cycles = 0;

@@ -237,6 +237,7 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"sum_block_cycles", s.sum_block_cycles},
             {"est_kernel_cycles", s.est_kernel_cycles},
             {"wave_cycles", s.wave_cycles},
+            {"blocks_together", s.blocks_together},
             {"global_bytes", s.global_bytes},
             {"dram_bytes", s.dram_bytes},
             {"l2_cycles", s.l2_cycles},

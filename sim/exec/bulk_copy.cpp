@@ -110,10 +110,10 @@ void Executor::check_copy_smem(int l, uint32_t addr, uint64_t bytes, uint32_t sw
 // bandwidth cycles after it is free; the data is there the memory path's
 // latency later.
 uint64_t Executor::use_copy_engine(uint64_t bytes, uint64_t& engine_done) {
-    const uint64_t start = std::max(t_, b_.copy_engine_free);
+    const uint64_t start = std::max(t_, b_.sm->copy_engine_free);
     const uint64_t bpc = uint64_t(std::max(1, cost_.tma_bytes_per_cycle));
     engine_done = start + (bytes + bpc - 1) / bpc;
-    b_.copy_engine_free = engine_done;
+    b_.sm->copy_engine_free = engine_done;
     b_.out->trace.global_bytes += bytes;  // whole rows of a tensor: whole sectors
     return engine_done + uint64_t(b_.memory.tma_latency);
 }
@@ -196,7 +196,9 @@ void Executor::tma_store() {
         for_box_rows(m, o.coord, [&](uint64_t r, uint32_t first, uint32_t end, uintptr_t a) {
             if (first == end) return;
             const uint64_t n = uint64_t(end - first) * m.elem_bytes;
-            check_tensor_memory(l, a, n, r).mark(a, n);
+            const Allocation& al = check_tensor_memory(l, a, n, r);
+            if (b_.probe) return;
+            al.mark(a, n);
             std::memcpy(reinterpret_cast<void*>(a), image.data() + r * row_bytes + uint64_t(first) * m.elem_bytes, n);
         });
         uint64_t read_done = 0;

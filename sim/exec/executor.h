@@ -107,9 +107,9 @@ private:
     }
     // Shared-memory pipe: wavefronts queue behind other warps' wavefronts.
     uint64_t use_smem_pipe(int wavefronts) {
-        wait_until(b_.smem_free, Stall::mio_throttle);
+        wait_until(b_.sm->smem_free, Stall::mio_throttle);
         uint64_t end = t_ + uint64_t(wavefronts) * cost_.shared_cycles_per_wavefront;
-        b_.smem_free = end;
+        b_.sm->smem_free = end;
         return end;
     }
 

@@ -33,10 +33,13 @@ void Executor::global_access(Op op) {
     for_lanes([&](int l) {
         LaneOp& o = lane_op(l);
         const Allocation& al = check_global(lane(l), o.gptr, bytes, load ? "load" : "store");
-        if (load) check_global_written(lane(l), al, uintptr_t(o.gptr), bytes, "a load");
-        else al.mark(uintptr_t(o.gptr), bytes);
-        if (load) std::memcpy(o.data, o.gptr, bytes);
-        else std::memcpy(const_cast<void*>(o.gptr), o.data, bytes);
+        if (load) {
+            check_global_written(lane(l), al, uintptr_t(o.gptr), bytes, "a load");
+            std::memcpy(o.data, o.gptr, bytes);
+        } else if (!b_.probe) {
+            al.mark(uintptr_t(o.gptr), bytes);
+            std::memcpy(const_cast<void*>(o.gptr), o.data, bytes);
+        }
     });
     global_traffic(bytes);
     if (load) note_load(t_ + uint64_t(b_.memory.load_latency), Stall::long_scoreboard, (bytes + 3) / 4);

@@ -80,7 +80,7 @@ void Executor::mma() {
         const int gid = l / 4, tig = l % 4;
         for (int i = 0; i < 4; ++i) d[i] = float(D[gid + 8 * (i >> 1)][2 * tig + (i & 1)]);
     }
-    uint64_t& pipe = b_.tensor_free[w_.id % 4];
+    uint64_t& pipe = b_.sm->tensor_free[(b_.warp_base + w_.id) % 4];
     wait_until(pipe, Stall::math_pipe_throttle);
     pipe = t_ + cost_.mma_pipe_cycles;
     w_.clock = t_ + cost_.issue_cycles;

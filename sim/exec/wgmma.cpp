@@ -156,7 +156,7 @@ void Executor::wgmma() {
     // Asynchronous: the sub-partition's tensor pipe takes this warp's
     // 16 x N x 16 multiply-adds at a quarter of the SM's rate; the result
     // is ready `latency` after the pipe finishes. The warp goes on.
-    uint64_t& pipe = b_.tensor_free[w_.id % 4];
+    uint64_t& pipe = b_.sm->tensor_free[(b_.warp_base + w_.id) % 4];
     const uint64_t per_partition = uint64_t(std::max(4, cost_.wgmma_fma_per_cycle / 4));
     const uint64_t cycles = (uint64_t(16) * uint64_t(N) * 16 + per_partition - 1) / per_partition;
     pipe = std::max(t_, pipe) + cycles;

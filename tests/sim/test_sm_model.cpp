@@ -1,0 +1,205 @@
+// The SM model (sim/README.md, "The SM") on small kernels with known answers:
+// which blocks are simulated together, blocks on one SM sharing its
+// shared-memory pipe and each sub-partition's tensor pipe, a resident block
+// hiding another's load latency, and occupancy by registers found before the
+// blocks run, without the probe's stores reaching memory.
+#include "support/bug_finders_off.h"
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <vector>
+
+#include "sim/cost_model.h"
+#include "sim/simulator.h"
+#include "sim/sm.h"
+#include "tk/tk.h"
+
+namespace {
+
+using tklab::sim::RunResult;
+using tklab::sim::Stall;
+
+// The SM count for one test's scope.
+struct sms_as {
+    int saved = tklab::sim::options().sms;
+    explicit sms_as(int n) { tklab::sim::options().sms = n; }
+    ~sms_as() { tklab::sim::options().sms = saved; }
+};
+
+// Every lane loads from bank 0 (a 32-way conflict): each load holds the
+// shared-memory pipe for 32 wavefronts.
+__global__ void conflicted_loads_kernel(int n) {
+    for (int i = 0; i < n; ++i) {
+        uint32_t r[1];
+        tk::arch::ld_shared<1>(r, uint32_t(tk::laneid()) * 128);
+    }
+}
+
+// Each iteration loads a word and stores it: the store waits for the load.
+__global__ void dependent_loads_kernel(const uint32_t* in, uint32_t* out, int n) {
+    const uint32_t t = uint32_t(blockIdx.x * 32 + threadIdx.x);
+    for (int i = 0; i < n; ++i) {
+        uint32_t w[1];
+        tk::arch::ld_global<1>(w, in + t);
+        tk::arch::st_global<1>(out + t, w);
+    }
+}
+
+// Independent mma.sync's, one after another: the sub-partition's tensor pipe is the limit.
+__global__ void mma_kernel(int n) {
+    const uint32_t a[4] = {0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u}, b[2] = {0x3f803f80u, 0x3f803f80u};
+    const float c[4] = {};
+    for (int i = 0; i < n; ++i) {
+        float d[4];
+        tk::arch::mma_m16n8k16(d, a, b, c);
+    }
+}
+
+tklab::sim::Stats run_conflicted(unsigned blocks, size_t smem, int n) {
+    tk::launch("conflicted_loads", conflicted_loads_kernel, dim3(blocks), dim3(32), smem, n);
+    return tklab::sim::last_run().stats;
+}
+
+tklab::sim::Stats run_dependent(unsigned blocks, size_t smem, int n, unsigned seed) {
+    std::mt19937 rng(seed);
+    std::vector<uint32_t> host(size_t(blocks) * 32);
+    for (uint32_t& x : host) x = rng();
+    tk::device_buffer<uint32_t> in(host.size(), host, "in"), out(host.size(), "out");
+    tk::launch("dependent_loads", dependent_loads_kernel, dim3(blocks), dim3(32), smem, in.data(), out.data(), n);
+    CHECK(out.download() == host);
+    return tklab::sim::last_run().stats;
+}
+
+} // namespace
+
+TEST_CASE("SM model: blocks are dealt to SMs in groups, full waves first, the last spread evenly", "[sim][sm]") {
+    using tklab::sim::sm_layout;
+    // 10 blocks, 4 SMs, 2 per SM: a full wave of 4 groups of 2, then 2 blocks over 2 SMs.
+    auto l = sm_layout(10, 4, 2);
+    CHECK(l.first == std::vector<uint64_t>{0, 2, 4, 6, 8, 9, 10});
+    CHECK(l.sm == std::vector<uint32_t>{0, 1, 2, 3, 0, 1});
+    // Fewer blocks than SMs: one each.
+    l = sm_layout(3, 4, 8);
+    CHECK(l.first == std::vector<uint64_t>{0, 1, 2, 3});
+    // One wave that fills part of every SM: ceil(9 / 4) = 3 a group.
+    l = sm_layout(9, 4, 8);
+    CHECK(l.first == std::vector<uint64_t>{0, 3, 6, 9});
+    CHECK(l.sm == std::vector<uint32_t>{0, 1, 2});
+    // Seeded random shapes: every block in exactly one group, in order, no group over the limit.
+    std::mt19937 rng(7);
+    for (int trial = 0; trial < 200; ++trial) {
+        const uint64_t n = 1 + rng() % 5000;
+        const int sms = 1 + int(rng() % 140), k = 1 + int(rng() % 16);
+        l = sm_layout(n, sms, k);
+        REQUIRE(l.first.size() == l.groups() + 1);
+        CHECK(l.first.front() == 0);
+        CHECK(l.first.back() == n);
+        for (size_t g = 0; g < l.groups(); ++g) {
+            CHECK(l.first[g + 1] > l.first[g]);
+            CHECK(l.first[g + 1] - l.first[g] <= uint64_t(k));
+            CHECK(l.sm[g] < uint32_t(sms));
+        }
+    }
+    // The busiest SM: its groups one after another, each as long as its slowest block.
+    l = sm_layout(10, 4, 2);
+    const std::vector<uint64_t> cycles = {5, 7, 1, 1, 1, 1, 1, 1, 9, 2};
+    CHECK(tklab::sim::busiest_sm_cycles(l, cycles) == 7 + 9);
+}
+
+TEST_CASE("SM model: blocks on one SM share its shared-memory pipe", "[sim][sm]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // the loads read shared memory nothing wrote: only their banks matter
+    sms_as one_sm(1);
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    for (int n : {16, 40}) {
+        INFO("loads per block: " << n);
+        const tklab::sim::Stats alone = run_conflicted(1, 4096, n);
+        const uint64_t one = alone.wave_cycles;
+        // The pipe's time for every load but the last (the warp ends as it issues that).
+        const uint64_t pipe = uint64_t(n - 1) * 32 * uint64_t(m.shared_cycles_per_wavefront);
+        CHECK(one >= pipe);
+        // Two blocks fit beside each other: they queue on the same pipe, and the SM takes twice as long.
+        const tklab::sim::Stats two = run_conflicted(2, 4096, n);
+        CHECK(two.blocks_together == 2);
+        CHECK(two.wave_cycles >= 2 * pipe);
+        CHECK(double(two.wave_cycles) == Approx(2.0 * double(one)).epsilon(0.1));
+        // Each block now also waits for the other's wavefronts.
+        CHECK(two.stall_cycles[size_t(Stall::mio_throttle)] > 3 * alone.stall_cycles[size_t(Stall::mio_throttle)]);
+        // Shared memory that fits one block per SM: the second runs after the first.
+        const tklab::sim::Stats apart = run_conflicted(2, 150 * 1024, n);
+        CHECK(apart.blocks_together == 1);
+        CHECK(apart.blocks_per_sm == 1);
+        CHECK(apart.wave_cycles == 2 * one);
+    }
+}
+
+TEST_CASE("SM model: a resident block hides another's load latency", "[sim][sm]") {
+    sms_as one_sm(1);
+    for (unsigned seed = 1; seed <= 2; ++seed) {
+        const int n = 8 * int(seed);
+        const uint64_t one = run_dependent(1, 0, n, seed).wave_cycles;
+        // Four blocks together: each waits on its own loads while the others issue.
+        const tklab::sim::Stats together = run_dependent(4, 0, n, seed + 10);
+        CHECK(together.blocks_together == 4);
+        CHECK(together.wave_cycles < one + one / 10);
+        // One block per SM (by shared memory): one after another.
+        const tklab::sim::Stats apart = run_dependent(4, 150 * 1024, n, seed + 20);
+        CHECK(apart.blocks_together == 1);
+        CHECK(apart.wave_cycles == 4 * one);
+    }
+}
+
+TEST_CASE("SM model: warps of resident blocks share their sub-partition's tensor pipe", "[sim][sm]") {
+    sms_as one_sm(1);
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    const int n = 64;
+    tk::launch("mma", mma_kernel, dim3(1), dim3(32), 0, n);
+    const uint64_t one = tklab::sim::last_run().stats.wave_cycles;
+    CHECK(one >= uint64_t(n - 1) * uint64_t(m.mma_pipe_cycles));  // the warp ends as it issues the last
+    // Four one-warp blocks: a sub-partition each, no contention.
+    tk::launch("mma", mma_kernel, dim3(4), dim3(32), 0, n);
+    CHECK(tklab::sim::last_run().stats.blocks_together == 4);
+    CHECK(tklab::sim::last_run().stats.wave_cycles < one + one / 10);
+    // Five: the fifth block's warp shares sub-partition 0 with the first's.
+    tk::launch("mma", mma_kernel, dim3(5), dim3(32), 0, n);
+    const RunResult& five = tklab::sim::last_run();  // the last launch's, until the next
+    CHECK(five.stats.blocks_together == 5);
+    CHECK(double(five.stats.wave_cycles) == Approx(2.0 * double(one)).epsilon(0.1));
+    CHECK(five.stats.stall_cycles[size_t(Stall::math_pipe_throttle)] > 0);
+}
+
+namespace {
+
+// Adds 1 to its block's words in place, holding a 64x64 float tile (128
+// registers a thread) while it does: one 256-thread block fits per SM by registers.
+__global__ void increment_kernel(uint32_t* data) {
+    tk::rt_fl<64, 64> big;
+    tk::zero(big);
+    const uint32_t t = uint32_t(blockIdx.x * blockDim.x + threadIdx.x);
+    uint32_t w[1];
+    tk::arch::ld_global<1>(w, data + t);
+    w[0] += 1;
+    tk::arch::st_global<1>(data + t, w);
+}
+
+} // namespace
+
+TEST_CASE("SM model: occupancy by registers is known before the blocks run, and the probe changes no memory", "[sim][sm]") {
+    sms_as two_sms(2);
+    for (unsigned seed = 1; seed <= 2; ++seed) {
+        const unsigned blocks = 3 + seed;  // more blocks than SMs: the probe runs
+        std::mt19937 rng(seed);
+        std::vector<uint32_t> host(size_t(blocks) * 256);
+        for (uint32_t& x : host) x = rng() >> 1;
+        tk::device_buffer<uint32_t> data(host.size(), host, "data");
+        tk::launch("increment", increment_kernel, dim3(blocks), dim3(256), 0, data.data());
+        std::vector<uint32_t> want = host;
+        for (uint32_t& x : want) x += 1;
+        CHECK(data.download() == want);  // block 0's words once, not twice
+        const RunResult& r = tklab::sim::last_run();
+        CHECK(r.stats.blocks_per_sm == 1);
+        CHECK(std::string(r.stats.occupancy_limit) == "registers");
+        CHECK(r.stats.blocks_together == 1);
+        // One block per SM: the busiest SM runs ceil(blocks / 2) of them in turn.
+        CHECK(r.stats.wave_cycles >= uint64_t((blocks + 1) / 2) * r.stats.max_block_cycles - r.stats.max_block_cycles / 2);
+    }
+}
