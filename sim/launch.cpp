@@ -183,12 +183,15 @@ int probe_blocks_per_sm(const std::string& kernel, Dim3 grid, Dim3 block_dim, si
     return std::max(1, std::min(per_sm, blocks_per_sm_by_registers(cost, regs, out.trace.setmaxnreg_registers, threads)));
 }
 
-// The memory model (sim/README.md, "Global memory"): a launch whose buffers
-// (every registered allocation) fit in L2 finds its data there, else in DRAM.
+// The memory model (sim/README.md, "Global memory"): a launch whose data (the
+// buffers anything has written: the only ones a correct kernel reads) fits
+// in L2 finds it there, else in DRAM. Fresh buffers it only writes take no
+// room from its reads; they still count in the DRAM bandwidth bound (merge.cpp).
 MemoryPath memory_path(const CostModel& cost) {
     MemoryPath m;
     m.footprint = registered_global_bytes();
-    m.dram = int64_t(m.footprint) > cost.l2_bytes;
+    m.read_footprint = registered_written_global_bytes();
+    m.dram = int64_t(m.read_footprint) > cost.l2_bytes;
     m.load_latency = m.dram ? cost.global_dram_latency : cost.global_latency;
     m.cp_async_latency = m.dram ? cost.cp_async_dram_latency : cost.cp_async_latency;
     m.tma_latency = m.dram ? cost.tma_dram_latency : cost.tma_latency;

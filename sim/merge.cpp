@@ -133,7 +133,7 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     const double active_sms = double(std::min<uint64_t>(nblocks, uint64_t(std::max(cost.sms, 1))));
     const double l2_rate = std::min(cost.l2_bytes_per_cycle_per_sm * cost.sms, cost.l2_bytes_per_cycle_one_sm * active_sms);
     const double dram_rate = std::min(cost.dram_bytes_per_cycle_per_sm * cost.sms, cost.dram_bytes_per_cycle_one_sm * active_sms);
-    st.dram_bytes = memory.dram ? std::min<uint64_t>(memory.footprint, st.global_bytes) : 0;
+    st.dram_bytes = int64_t(memory.footprint) > cost.l2_bytes ? std::min<uint64_t>(memory.footprint, st.global_bytes) : 0;
     st.l2_cycles = uint64_t(std::ceil(double(st.global_bytes) / l2_rate));
     st.dram_cycles = uint64_t(std::ceil(double(st.dram_bytes) / dram_rate));
     // A launch none of whose blocks finished has no time to add it to.

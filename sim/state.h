@@ -128,11 +128,12 @@ struct Warp {
 };
 
 // Where a launch's global accesses are served (sim/README.md, "Global
-// memory"): L2 when its buffers fit there, else DRAM. Set once per launch,
-// the same for every block.
+// memory"): L2 when the buffers it can read fit there, else DRAM. Set once
+// per launch, the same for every block.
 struct MemoryPath {
-    bool dram = false;
-    uint64_t footprint = 0;  // bytes of the launch's buffers
+    bool dram = false;            // loads come from DRAM
+    uint64_t footprint = 0;       // bytes of the launch's buffers
+    uint64_t read_footprint = 0;  // of them, the buffers holding data (anything written them)
     int load_latency = 0, cp_async_latency = 0, tma_latency = 0;
 };
 

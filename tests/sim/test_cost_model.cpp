@@ -112,8 +112,9 @@ TEST_CASE("memory model: buffers that fit in L2 are read at L2's latency, and ev
 
 TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is bound by its bandwidth", "[sim][cost_model]") {
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
-    // A buffer the kernel never reads makes the launch's buffers bigger than L2.
-    tk::device_buffer<uint8_t> ballast(size_t(m.l2_bytes) + 1, "ballast");
+    // A buffer with data in it (uploaded) that the kernel never reads makes the
+    // data the launch could read bigger than L2.
+    tk::device_buffer<uint8_t> ballast(size_t(m.l2_bytes) + 1, std::vector<uint8_t>(size_t(m.l2_bytes) + 1, 7), "ballast");
     for (unsigned seed = 1; seed <= 2; ++seed) {
         const unsigned blocks = 264 * seed;  // two and four blocks per SM: every SM streams
         const CopyRun c = run_copy(blocks, seed + 10);
@@ -128,5 +129,18 @@ TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is
         CHECK(c.stats.dram_cycles > c.stats.l2_cycles);
         CHECK(std::string(c.stats.time_limit) == "DRAM bandwidth");
         CHECK(c.stats.est_kernel_cycles == dram_cycles + uint64_t(m.launch_overhead_cycles));
+    }
+}
+
+TEST_CASE("memory model: a fresh buffer the launch only writes takes no room in L2 from its reads", "[sim][cost_model]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    // Nothing has written this one: no correct kernel reads it, so the launch's
+    // reads still fit in L2. It still counts towards what DRAM must take.
+    tk::device_buffer<uint8_t> fresh(size_t(m.l2_bytes) + 1, "fresh");
+    for (unsigned seed = 1; seed <= 2; ++seed) {
+        const unsigned blocks = 264 * seed;
+        const CopyRun c = run_copy(blocks, seed + 20);
+        CHECK(c.store_stall == uint64_t(m.global_latency - m.global_issue_cycles));
+        CHECK(c.stats.dram_bytes == c.stats.global_bytes);
     }
 }

@@ -208,9 +208,12 @@ void draw_whole_run(const trace::Trace& t, const trace::Launch& l) {
         key_value("slowest block", with_commas(s.max_block_cycles) + " cycles");
         key_value("mean block", with_commas(s.blocks ? s.sum_block_cycles / s.blocks : 0) + " cycles");
         // Older traces hold only the waves; newer ones say which bound the time is (sim/README.md, "Global memory").
-        const std::string waves = "slowest block x waves of " + std::to_string(s.blocks_per_sm) + " blocks per SM, limited by " +
-                                  (s.occupancy_limit.empty() ? "?" : s.occupancy_limit);
-        std::string why = waves;
+        // Newer still: the busiest SM, its blocks simulated together (sim/README.md, "The SM").
+        const std::string occupancy = std::to_string(s.blocks_per_sm) + " blocks per SM, limited by " +
+                                      (s.occupancy_limit.empty() ? "?" : s.occupancy_limit);
+        std::string why = s.blocks_together > 1 ? "the busiest SM, its blocks simulated " + std::to_string(s.blocks_together) +
+                                                      " at a time; " + occupancy
+                                                : "slowest block x waves of " + occupancy;
         if (s.time_limit == "L2 bandwidth" || s.time_limit == "DRAM bandwidth") {
             const uint64_t bytes = s.time_limit == "DRAM bandwidth" ? s.dram_bytes : s.global_bytes;
             why = "limited by " + s.time_limit + ": " + with_commas(bytes) + " bytes; its blocks " + with_commas(s.wave_cycles) + " cycles";
