@@ -79,6 +79,7 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.dram_bytes_per_cycle_one_sm = get_rate(j, "memory.dram_bytes_per_cycle_one_sm");
     m.sector_bytes = get_int(j, "memory.sector_bytes");
     m.launch_overhead_cycles = get_int(j, "launch.overhead_cycles");
+    m.launch_dispatch_cycles_per_block = get_rate(j, "launch.dispatch_cycles_per_block");
     if (m.sector_bytes < 1) throw std::runtime_error("cost model: field 'memory.sector_bytes' must be at least 1");
     if (m.tma_bytes_per_cycle < 1) throw std::runtime_error("cost model: field 'tma.bytes_per_cycle' must be at least 1");
     if (m.wgmma_fma_per_cycle < 4) throw std::runtime_error("cost model: field 'wgmma.fma_per_cycle' must be at least 4");

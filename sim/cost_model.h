@@ -29,7 +29,8 @@ struct CostModel {
     double l2_bytes_per_cycle_per_sm = 1, l2_bytes_per_cycle_one_sm = 1;
     double dram_bytes_per_cycle_per_sm = 1, dram_bytes_per_cycle_one_sm = 1;
     int sector_bytes = 32;  // global accesses move whole sectors
-    int launch_overhead_cycles = 0;  // a launch's time beyond its blocks' (start-up and drain)
+    int launch_overhead_cycles = 0;  // a launch's time beyond its blocks' (start-up and drain), one block
+    double launch_dispatch_cycles_per_block = 0;  // what each block more of the first wave adds to it
 
     // Loads sim/arch/<name>.json (or a path); throws std::runtime_error saying which field is wrong.
     static CostModel load(const std::string& name_or_path);

@@ -136,8 +136,14 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     st.dram_bytes = int64_t(memory.footprint) > cost.l2_bytes ? std::min<uint64_t>(memory.footprint, st.global_bytes) : 0;
     st.l2_cycles = uint64_t(std::ceil(double(st.global_bytes) / l2_rate));
     st.dram_cycles = uint64_t(std::ceil(double(st.dram_bytes) / dram_rate));
-    // A launch none of whose blocks finished has no time to add it to.
-    st.launch_overhead_cycles = st.blocks_run ? uint64_t(std::max(0, cost.launch_overhead_cycles)) : 0;
+    // The launch overhead: an empty one-block kernel's time, and each block
+    // more of the first wave dispatched (those of later waves start as slots
+    // free, while others run). A launch none of whose blocks finished has no
+    // time to add it to.
+    const uint64_t first_wave = std::min<uint64_t>(nblocks, uint64_t(std::max(st.blocks_per_sm, 1)) * uint64_t(cost.sms));
+    st.launch_overhead_cycles = st.blocks_run ? uint64_t(std::max(0, cost.launch_overhead_cycles)) +
+                                                    uint64_t(std::llround(cost.launch_dispatch_cycles_per_block * double(first_wave - 1)))
+                                              : 0;
     st.time_limit = "blocks";
     uint64_t bound = st.wave_cycles;
     if (st.l2_cycles > bound) bound = st.l2_cycles, st.time_limit = "L2 bandwidth";

@@ -4,10 +4,13 @@ JSON) into a cost model (sim/arch/NAME.json): each field the simulator reads
 gets the measured value (converted as the table below says), and the model's
 "measured" object records, per field, the calibration figure it came from,
 its method, the GPU and the date. Fields no microbenchmark measures keep their
-value and are listed under "estimated".
+value and are listed under "estimated". The launch figures come from
+scripts/gpu/launch_overhead.sh's JSON, results/launch_overhead_h100.json
+(launch_overhead_NAME.json beside the calibration's), when it is there.
   scripts/dev/arch_from_calibration.py results/calibration_h100.json sim/arch/h100.json
 tests/sim/test_cost_model.cpp checks that the two files agree."""
 import json
+import os
 import sys
 
 # field -> (calibration figure, conversion, why the conversion)
@@ -31,8 +34,10 @@ FIELDS = {
     "cp_async.dram_latency": ("cp_async.latency_dram", lambda v: round(v), ""),
     "tma.bytes_per_cycle": ("tma.load_bytes_per_cycle_one_sm_l2_4issuers", lambda v: round(v),
                             "copies in flight together, one SM alone"),
-    "launch.overhead_cycles": ("launch.empty_kernel_cycles", lambda v: round(v),
-                               "an empty kernel's cycles as an SM sees them, start-up and drain"),
+    "launch.overhead_cycles": ("launch.empty_kernel_cupti_cycles_1_blocks", lambda v: round(v),
+                               "an empty one-block kernel's time as the GPU traces' kernel timing (CUPTI) measures it"),
+    "launch.dispatch_cycles_per_block": ("launch.dispatch_cycles_per_block", lambda v: round(v, 3),
+                                         "what each block more adds to an empty kernel's time"),
     "wgmma.fma_per_cycle": ("wgmma.m64n128k16_fma_per_cycle_1wg", lambda v: int(round(v / 64) * 64), ""),
     "memory.l2_bytes_per_cycle_per_sm": ("global.l2_bytes_per_cycle_per_sm", lambda v: round(v, 2),
                                          "every SM reading at once: the L2's bandwidth over the SMs"),
@@ -73,6 +78,9 @@ def main():
     arch_path = sys.argv[2]
     arch = json.load(open(arch_path))
     figs = {f["name"]: f for f in cal["figures"]}
+    launch = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "launch_overhead_"))
+    if os.path.exists(launch):
+        figs.update({f["name"]: f for f in json.load(open(launch))["figures"]})
     figs["sm_clock_mhz"] = {"value": cal["sm_clock_mhz"]["start"] if isinstance(cal["sm_clock_mhz"], dict) else cal["sm_clock_mhz"],
                             "method": "%clock64 over a %globaltimer interval, under load"}
     measured = {}

@@ -60,6 +60,9 @@ TEST_CASE("cost model: every measured figure is the calibration run's it names",
     std::map<std::string, double> figures;
     for (const auto& f : cal["figures"])
         if (f["value"].is_number()) figures[f["name"].get<std::string>()] = f["value"].get<double>();
+    // The launch figures: scripts/gpu/launch_overhead.sh's run.
+    for (const auto& f : read_json(project_root() / "results/launch_overhead_h100.json")["figures"])
+        figures[f["name"].get<std::string>()] = f["value"].get<double>();
     REQUIRE(arch.contains("measured"));
     size_t checked = 0;
     for (const auto& [field, m] : arch["measured"].items()) {
@@ -79,7 +82,7 @@ TEST_CASE("cost model: every measured figure is the calibration run's it names",
             ++checked;
         }
     }
-    CHECK(checked >= 15);
+    CHECK(checked >= 17);
     CHECK_THAT(arch["measured_on"].get<std::string>(), Catch::Contains(cal["date"].get<std::string>()));
     // The loaded model is the file's.
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
@@ -87,6 +90,7 @@ TEST_CASE("cost model: every measured figure is the calibration run's it names",
     CHECK(m.global_latency == arch["global"]["latency"].get<int>());
     CHECK(m.global_dram_latency == arch["global"]["dram_latency"].get<int>());
     CHECK(m.launch_overhead_cycles == arch["launch"]["overhead_cycles"].get<int>());
+    CHECK(m.launch_dispatch_cycles_per_block == Approx(arch["launch"]["dispatch_cycles_per_block"].get<double>()));
     CHECK(m.dram_bytes_per_cycle_per_sm == Approx(arch["memory"]["dram_bytes_per_cycle_per_sm"].get<double>()));
 }
 
@@ -100,10 +104,12 @@ TEST_CASE("memory model: buffers that fit in L2 are read at L2's latency, and ev
         // 16 bytes a lane, read and written: 2 x 512 bytes a warp, whole sectors.
         CHECK(c.stats.global_bytes == uint64_t(blocks) * 4 * 2 * 512);
         CHECK(c.stats.dram_bytes == 0);
-        CHECK(c.stats.launch_overhead_cycles == uint64_t(m.launch_overhead_cycles));
+        // An empty one-block kernel's time, and each further block's dispatch (all are in the first wave).
+        const uint64_t overhead = uint64_t(m.launch_overhead_cycles) + uint64_t(std::llround(m.launch_dispatch_cycles_per_block * (blocks - 1)));
+        CHECK(c.stats.launch_overhead_cycles == overhead);
         // A few blocks move little: the blocks bound the time, plus the launch overhead.
         CHECK(std::string(c.stats.time_limit) == "blocks");
-        CHECK(c.stats.est_kernel_cycles == c.stats.wave_cycles + uint64_t(m.launch_overhead_cycles));
+        CHECK(c.stats.est_kernel_cycles == c.stats.wave_cycles + overhead);
         // L2's bound: the traffic over what the SMs with blocks get, each as one SM alone at most.
         const double rate = std::min(m.l2_bytes_per_cycle_per_sm * m.sms, m.l2_bytes_per_cycle_one_sm * blocks);
         CHECK(c.stats.l2_cycles == uint64_t(std::ceil(double(c.stats.global_bytes) / rate)));
@@ -128,7 +134,10 @@ TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is
         CHECK(c.stats.dram_cycles > c.stats.wave_cycles);
         CHECK(c.stats.dram_cycles > c.stats.l2_cycles);
         CHECK(std::string(c.stats.time_limit) == "DRAM bandwidth");
-        CHECK(c.stats.est_kernel_cycles == dram_cycles + uint64_t(m.launch_overhead_cycles));
+        CHECK(c.stats.est_kernel_cycles == dram_cycles + c.stats.launch_overhead_cycles);
+        // Every block is in the first wave: each dispatch counts.
+        CHECK(c.stats.launch_overhead_cycles ==
+              uint64_t(m.launch_overhead_cycles) + uint64_t(std::llround(m.launch_dispatch_cycles_per_block * (blocks - 1))));
     }
 }
 

@@ -1,0 +1,45 @@
+# The README's demo figures are the tool's: every line of the report excerpt
+# under "What the demo shows" is in `tklab run gemm --variant unswizzled`'s
+# report, and the sentence after it gives the swizzled and unswizzled
+# estimated cycles and the launch overhead the runs print. Run without the
+# compiler's figures, as every reader without nvcc sees it.
+file(READ ${README} readme)
+string(FIND "${readme}" "## What the demo shows" at)
+string(SUBSTRING "${readme}" ${at} -1 section)
+string(REGEX MATCH "```\n([^`]*)```" block "${section}")
+set(block "${CMAKE_MATCH_1}")
+function(run_demo variant out_var)
+  execute_process(COMMAND ${CMAKE_COMMAND} -E env TKLAB_COMPILER_FIGURES= ${TOOL} run gemm --variant ${variant} --color never
+                  OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_QUIET)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "tklab run gemm --variant ${variant} failed (exit ${rc})")
+  endif()
+  set(${out_var} "${out}" PARENT_SCOPE)
+endfunction()
+run_demo(unswizzled unswizzled)
+run_demo(swizzled swizzled)
+# A CMake list separator in the text would split lines: the same stand-in in both.
+string(REPLACE ";" "," block "${block}")
+string(REPLACE ";" "," unswizzled "${unswizzled}")
+string(REPLACE "\n" ";" lines "${block}")
+foreach(line IN LISTS lines)
+  if(line STREQUAL "")
+    continue()
+  endif()
+  string(FIND "${unswizzled}" "${line}\n" found)
+  if(found EQUAL -1)
+    message(FATAL_ERROR "README.md's demo excerpt has a line the report does not print:\n  ${line}\n"
+                        "fix: paste the report of `tklab run gemm --variant unswizzled` into README.md")
+  endif()
+endforeach()
+string(REGEX MATCH "= ([0-9]+) cycles at" m "${unswizzled}")
+set(slow "${CMAKE_MATCH_1}")
+string(REGEX MATCH "= ([0-9]+) cycles at" m "${swizzled}")
+set(fast "${CMAKE_MATCH_1}")
+string(REGEX MATCH "including ([0-9]+) cycles of launch overhead" m "${unswizzled}")
+set(overhead "${CMAKE_MATCH_1}")
+set(want "${fast} cycles instead of ${slow} (each with the\nlaunch's ${overhead} cycles of overhead")
+string(FIND "${readme}" "${want}" found)
+if(found EQUAL -1)
+  message(FATAL_ERROR "README.md should say \"${want}\" (the runs' figures)")
+endif()
