@@ -9,7 +9,9 @@
 #include <fstream>
 #include <iostream>
 #include <memory>
+#include <new>
 #include <string>
+#include <sys/resource.h>
 #include <unistd.h>
 #include "cli/common.h"
 #include "cli/lesson.h"
@@ -21,6 +23,7 @@
 #include "trace/chrome_export.h"
 #include "trace/codec.h"
 #include "trace/report.h"
+#include "tk/host/memory_check.h"
 
 namespace tklab::cli {
 
@@ -59,6 +62,20 @@ private:
     bool tty_, drawn_ = false;
     std::chrono::steady_clock::time_point start_ = std::chrono::steady_clock::now();
 };
+
+// ", and this process may use at most N GB of address space (ulimit -v)", or "" with no limit.
+std::string address_space_limit() {
+    rlimit r{};
+    if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return "";
+    return ", and this process may use at most " + tk::host::gigabytes(uint64_t(r.rlim_cur)) + " of address space (ulimit -v)";
+}
+
+// A problem size as --size takes it: "M=256,N=256".
+template <typename Dims> std::string size_text(const Dims& dims) {
+    std::string s;
+    for (const auto& [k, v] : dims) s += (s.empty() ? "" : ",") + k + "=" + std::to_string(v);
+    return s;
+}
 
 std::string human_bytes(uint64_t b) {
     char s[32];
@@ -112,12 +129,15 @@ int cmd_run(const RunArgs& a) {
     }
     bool ok = true;
     const auto t0 = std::chrono::steady_clock::now();
+    const char* phase = "setting up its data";  // what was running, for an out-of-memory message
     try {
         auto c = p.make(dims, a.seed);
         for (const auto& v : variants) {
             progress.rename(p.name + " " + v);
+            phase = "running the kernel";
             c->run(v);
             if (!a.no_check) {
+                phase = "checking the result against the CPU reference";
                 const auto r = c->check();
                 ok = ok && r.passed;
                 rec->add_check({r.output, r.max_error, r.tolerance, r.passed, v});
@@ -128,6 +148,16 @@ int cmd_run(const RunArgs& a) {
         // A failure inside a launch is already in the trace, with its block.
         const auto& launches = rec->trace().launches;
         if (launches.empty() || !launches.back().failure) rec->add_failure("error", e.what(), e.file, e.line);
+    } catch (const std::bad_alloc&) {
+        // Every big allocation is checked before it is taken (tk/host/memory_check.h);
+        // what still runs out is the sum of many smaller ones.
+        ok = false;
+        rec->add_failure("out of memory", std::string("the run ran out of memory while ") + phase + " (" + p.name + " at " +
+                                              size_text(dims) + "); the machine has " +
+                                              tk::host::gigabytes(tk::host::available_memory_bytes()) + " available now" +
+                                              address_space_limit() + ". fix: run a smaller size (--size)" +
+                                              (a.no_check ? "" : ", or skip the CPU reference (--no-check)") +
+                                              ", or use a machine with more memory");
     } catch (const std::exception& e) {
         ok = false;
         rec->add_failure("error", e.what());

@@ -987,7 +987,8 @@ void write_message(LineWriter& w, std::string message, const std::string& indent
 }
 
 void write_failure(LineWriter& w, const Trace& t, const std::string& scope, const Failure& f) {
-    std::string head = "  " + scope + ": " + w.bad(fit(f.kind.empty() ? "?" : f.kind, 30)) + " at " + where(t, f.loc, 50);
+    std::string head = "  " + scope + ": " + w.bad(fit(f.kind.empty() ? "?" : f.kind, 30));
+    if (f.loc != 0) head += " at " + where(t, f.loc, 50);  // host code's failures have no kernel line
     if (f.block >= 0) head += ", block " + std::to_string(f.block);
     w.line(head);
     write_message(w, f.message, "      ");
