@@ -2,7 +2,9 @@
 //   - recording a full trace (every block's timeline, CBOR) vs simulating
 //     without one, at 512^3: target at most +30% time;
 //   - the binary trace's size per warp instruction: target at most 100 bytes;
-//   - loading a trace of about a million events: target at most 2 s.
+//   - loading a trace of about a million events: target at most 2 s;
+//   - the memory a loaded trace holds, whole (`view`) and without timelines
+//     (`report`, `fidelity`): the report's target is at most 3 times the file.
 // Times are the best of three (a shared machine's noise only adds).
 //
 //   trace_cost [SIZE [LOAD_SIZE]]     (default 512 1024)
@@ -10,6 +12,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
+#include <malloc.h>
 #include <string>
 #include "kernels/gemm/gemm_kernel.cuh"
 #include "sim/trace_recorder.h"
@@ -85,7 +88,7 @@ int main(int argc, char** argv) {
     }
 
     std::printf("\nloading a trace (GEMM %d^3 unswizzled, every block's timeline)\n\n", load_n);
-    std::printf("%-9s %12s %12s %10s\n", "encoding", "events", "MB", "load s");
+    std::printf("%-9s %12s %12s %10s %12s %14s\n", "encoding", "events", "MB", "load s", "held MB", "report held MB");
     {
         Gemm g(load_n);
         for (const std::string& path : {cbor, json}) {
@@ -100,8 +103,16 @@ int main(int argc, char** argv) {
                 for (const auto& l : loaded.trace.launches)
                     for (const auto& b : l.blocks) events += b.events.size();
             }
-            std::printf("%-9s %12llu %12.1f %10.3f\n", path == cbor ? "CBOR" : "JSON", (unsigned long long)events,
-                        double(std::filesystem::file_size(path)) / 1e6, best);
+            // Heap the loaded trace holds (glibc's count of bytes in use).
+            auto held = [&](bool timelines) {
+                const size_t before = mallinfo2().uordblks;
+                tklab::trace::LoadOptions opt;
+                opt.timelines = timelines;
+                const auto loaded = tklab::trace::load_trace(path, opt);
+                return double(mallinfo2().uordblks - before) / 1e6;
+            };
+            std::printf("%-9s %12llu %12.1f %10.3f %12.1f %14.1f\n", path == cbor ? "CBOR" : "JSON", (unsigned long long)events,
+                        double(std::filesystem::file_size(path)) / 1e6, best, held(true), held(false));
         }
     }
     std::filesystem::remove(cbor);

@@ -192,9 +192,15 @@ int cmd_run(const RunArgs& a) {
 
 namespace {
 
-tklab::trace::Loaded load_or_fail(const std::string& file, bool salvage) {
+// `timelines`: false for commands that read only totals and regions (report,
+// fidelity): the blocks' timelines are checked and dropped, which keeps memory
+// to a small multiple of the file's size.
+tklab::trace::Loaded load_or_fail(const std::string& file, bool salvage, bool timelines) {
     try {
-        auto l = tklab::trace::load_trace(file, {salvage});
+        tklab::trace::LoadOptions opt;
+        opt.salvage = salvage;
+        opt.timelines = timelines;
+        auto l = tklab::trace::load_trace(file, opt);
         if (!l.warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, l.warning.c_str());
         return l;
     } catch (const std::exception& e) {
@@ -204,7 +210,7 @@ tklab::trace::Loaded load_or_fail(const std::string& file, bool salvage) {
 }
 
 int cmd_report(const std::string& file, bool salvage, size_t top, const std::string& color) {
-    auto l = load_or_fail(file, salvage);
+    auto l = load_or_fail(file, salvage, false);
     tklab::trace::write_report(std::cout, l.trace, {use_color(stdout, color), top});
     return 0;
 }
@@ -212,8 +218,8 @@ int cmd_report(const std::string& file, bool salvage, size_t top, const std::str
 // The simulator's figures beside the GPU's: shared-memory counts where the GPU
 // trace holds hardware counters, the clock and stalls where it holds kernel records.
 int cmd_fidelity(const std::string& sim_file, const std::string& gpu_file, const std::string& color, bool summary) {
-    const auto sim = load_or_fail(sim_file, false);
-    const auto gpu = load_or_fail(gpu_file, false);
+    const auto sim = load_or_fail(sim_file, false, false);
+    const auto gpu = load_or_fail(gpu_file, false, false);
     const bool counters = !gpu.trace.gpu_counters.empty(), timing = !gpu.trace.gpu_kernels.empty();
     if (sim.trace.producer == gpu.trace.producer || (!counters && !timing)) {
         std::fprintf(stderr, "%s: fidelity compares a simulator trace (`tklab run NAME --trace SIM`) with a GPU trace "
@@ -246,7 +252,7 @@ int cmd_export(const std::string& file, const std::string& out, bool salvage, bo
                      "output file, e.g. %s.chrome.json\n", kTool, out.c_str(), file.c_str());
         return 2;
     }
-    auto l = load_or_fail(file, salvage);
+    auto l = load_or_fail(file, salvage, true);
     std::ofstream o(out, std::ios::binary);
     if (!o) {
         std::fprintf(stderr, "%s: %s: cannot create the output file\n", kTool, out.c_str());

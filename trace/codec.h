@@ -82,6 +82,12 @@ struct LoadOptions {
     // Keep the complete records of a truncated file instead of failing
     // (Trace::complete stays false, and `warning` says what was lost).
     bool salvage = false;
+    // false: keep each simulated block's totals and regions and drop its
+    // timeline (events, shared-memory records, barrier waits, register changes,
+    // snapshots) once checked, as if it were recorded without one: what
+    // `report` and `fidelity` read, in a fraction of the memory. A GPU trace's
+    // blocks keep theirs (its regions are its events).
+    bool timelines = true;
 };
 
 struct Loaded {
@@ -89,8 +95,9 @@ struct Loaded {
     std::string warning;  // set when salvage kept a prefix
 };
 
-// Reads and checks a trace (either encoding). Throws TraceError saying what is
-// wrong and where; never crashes on a bad file.
+// Reads and checks a trace (either encoding), streaming the file (it is never
+// held whole in memory). Throws TraceError saying what is wrong and where;
+// never crashes on a bad file.
 Loaded load_trace(const std::string& path, const LoadOptions& opt = {});
 Loaded load_trace_bytes(const std::string& bytes, Encoding enc, const std::string& name, const LoadOptions& opt = {});
 

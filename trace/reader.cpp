@@ -8,6 +8,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <limits>
 #include <sstream>
@@ -214,6 +215,7 @@ public:
     Trace t;
     uint64_t records = 0;
     bool ended = false;
+    bool keep_timelines = true;  // LoadOptions::timelines
 
     Loader() {
         t.files = {SourceFile{}};
@@ -345,6 +347,17 @@ private:
             barriers(b, field(r, p, "barriers"), p + ".barriers", nwarps);
             regs(b, field(r, p, "regs"), p + ".regs", nwarps);
             snapshots(b, field(r, p, "snapshots"), p + ".snapshots", nwarps);
+            if (!keep_timelines && !t.from_gpu()) {  // checked; not kept
+                // swap with empty ones: `v = {}` would keep the memory
+                auto release = [](auto& v) { std::decay_t<decltype(v)>().swap(v); };
+                b.timeline = false;
+                release(b.events);
+                release(b.smem);
+                release(b.lane_addrs);
+                release(b.barriers);
+                release(b.regs);
+                release(b.snapshots);
+            }
         }
         l.blocks.push_back(std::move(b));
     }
@@ -799,14 +812,18 @@ private:
 
 } // namespace
 
-Loaded load_trace_bytes(const std::string& bytes, Encoding enc, const std::string& name, const LoadOptions& opt) {
-    if (bytes.empty()) throw TraceError(name + ": empty file (0 bytes): not a trace");
+namespace {
+
+// Parses `input` (a string's bytes or a file's stream) of `size` bytes.
+template <typename Parse>
+Loaded load_input(Parse&& parse, uint64_t size, Encoding enc, const std::string& name, const LoadOptions& opt) {
+    if (size == 0) throw TraceError(name + ": empty file (0 bytes): not a trace");
     Loader loader;
+    loader.keep_timelines = opt.timelines;
     Sax sax(loader);
     bool ok = false;
     try {
-        ok = enc == Encoding::json ? json::sax_parse(bytes, &sax, json::input_format_t::json, true)
-                                   : json::sax_parse(bytes.begin(), bytes.end(), &sax, json::input_format_t::cbor, true);
+        ok = parse(sax);
     } catch (const TraceError& e) {
         throw TraceError(name + ": " + e.what());
     } catch (const std::exception& e) {  // nlohmann's own, e.g. an invalid UTF-8 string
@@ -814,11 +831,11 @@ Loaded load_trace_bytes(const std::string& bytes, Encoding enc, const std::strin
     }
     Loaded out;
     if (!ok) {
-        const bool at_end = sax.error_pos + 1 >= bytes.size();
+        const bool at_end = sax.error_pos + 1 >= size;
         std::ostringstream m;
         // nlohmann counts the end of input as one more byte read.
-        m << name << ": " << (at_end ? "ends early" : "damaged") << " at byte " << std::min<uint64_t>(sax.error_pos, bytes.size())
-          << " of " << bytes.size();
+        m << name << ": " << (at_end ? "ends early" : "damaged") << " at byte " << std::min<uint64_t>(sax.error_pos, size);
+        if (size != UINT64_MAX) m << " of " << size;  // unknown for a stream that is not a regular file
         if (sax.records_closed) {
             // Every record arrived; only the document's closing is missing or damaged.
             m << ", after all " << loader.records << " records (what should close the document after them is missing or damaged)";
@@ -862,12 +879,30 @@ Loaded load_trace_bytes(const std::string& bytes, Encoding enc, const std::strin
     return out;
 }
 
+} // namespace
+
+Loaded load_trace_bytes(const std::string& bytes, Encoding enc, const std::string& name, const LoadOptions& opt) {
+    return load_input(
+        [&](auto& sax) {
+            return enc == Encoding::json ? json::sax_parse(bytes, &sax, json::input_format_t::json, true)
+                                         : json::sax_parse(bytes.begin(), bytes.end(), &sax, json::input_format_t::cbor, true);
+        },
+        bytes.size(), enc, name, opt);
+}
+
 Loaded load_trace(const std::string& path, const LoadOptions& opt) {
     const Encoding enc = encoding_of(path);
     std::ifstream in(path, std::ios::binary);
     if (!in) throw TraceError(path + ": cannot open (" + std::strerror(errno) + ")");
-    std::string bytes((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
-    return load_trace_bytes(bytes, enc, path, opt);
+    // Its size, for messages; a stream that is not a regular file (a pipe, a
+    // device) is read to its end or to the first byte that is not a trace.
+    std::error_code ec;
+    const uint64_t file_size = std::filesystem::is_regular_file(path, ec) ? std::filesystem::file_size(path, ec) : UINT64_MAX;
+    return load_input(
+        [&](auto& sax) {
+            return json::sax_parse(in, &sax, enc == Encoding::json ? json::input_format_t::json : json::input_format_t::cbor, true);
+        },
+        ec ? UINT64_MAX : file_size, enc, path, opt);
 }
 
 } // namespace tklab::trace

@@ -9,6 +9,7 @@
 #include "sim/trace_recorder.h"
 #include "trace/chrome_export.h"
 #include "trace/codec.h"
+#include "trace/report.h"
 
 #include <cstdio>
 #include <filesystem>
@@ -179,6 +180,54 @@ TEST_CASE("trace: only the chosen blocks get a timeline; statistics cover all", 
     CHECK(l.blocks[1].snapshots.empty());  // not asked for
     CHECK_THROWS_WITH(tklab::sim::parse_timeline_blocks("3-1"), Contains("backwards"));
     CHECK_THROWS_WITH(tklab::sim::parse_timeline_blocks("x"), Contains("not a block number"));
+}
+
+TEST_CASE("trace: loading without timelines keeps every total and region, and frees the timelines", "[trace][file]") {
+    for (int blocks : {2, 5}) {
+        const std::string pc = temp_path("slim.cbor"), pj = temp_path("slim.json");
+        record(pc, "all", true, blocks);
+        record(pj, "all", true, blocks);
+        for (const std::string& path : {pc, pj}) {
+            INFO(path << ", " << blocks << " blocks");
+            const auto full = tklab::trace::load_trace(path).trace;
+            tklab::trace::LoadOptions slim_opt;
+            slim_opt.timelines = false;
+            const auto slim = tklab::trace::load_trace(path, slim_opt).trace;
+            REQUIRE(slim.launches.size() == full.launches.size());
+            const auto& fl = full.launches[0];
+            const auto& sl = slim.launches[0];
+            CHECK(sl.summary == fl.summary);
+            REQUIRE(sl.blocks.size() == fl.blocks.size());
+            for (size_t i = 0; i < sl.blocks.size(); ++i) {
+                const auto& fb = fl.blocks[i];
+                const auto& sb = sl.blocks[i];
+                CHECK(fb.timeline);
+                CHECK(!fb.events.empty());
+                CHECK(!sb.timeline);
+                // Dropped and freed: nothing of them stays allocated.
+                CHECK(sb.events.capacity() == 0);
+                CHECK(sb.smem.capacity() == 0);
+                CHECK(sb.lane_addrs.capacity() == 0);
+                CHECK(sb.barriers.capacity() == 0);
+                CHECK(sb.regs.capacity() == 0);
+                CHECK(sb.snapshots.capacity() == 0);
+                CHECK(sb.regions == fb.regions);
+                CHECK(sb.cycles == fb.cycles);
+                CHECK(sb.instructions == fb.instructions);
+                CHECK(sb.warp_peak_regs == fb.warp_peak_regs);
+            }
+            // The report reads only what is kept: the same text either way.
+            std::ostringstream a, b;
+            tklab::trace::write_report(a, full, {});
+            tklab::trace::write_report(b, slim, {});
+            CHECK(a.str() == b.str());
+            CHECK(a.str().size() > 500);
+            // Streaming from the file reads what the bytes give.
+            CHECK(tklab::trace::load_trace_bytes(read_file(path), tklab::trace::encoding_of(path), path).trace == full);
+        }
+        fs::remove(pc);
+        fs::remove(pj);
+    }
 }
 
 TEST_CASE("trace: malformed files are errors that say what and where", "[trace][file]") {
