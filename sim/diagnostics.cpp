@@ -164,7 +164,9 @@ std::pair<std::string, std::string> race_cause(const Block& b, int earlier, int 
 
 // ---------------------------------------------------------------- block-level verdicts
 
-std::string warp_list(uint64_t mask) {
+namespace {
+// The set bits of `mask` as ranges: "0-3, 6".
+std::string ranges(uint64_t mask) {
     std::ostringstream s;
     int n = 0;
     for (int w = 0; w < 64; ++w) {
@@ -175,8 +177,12 @@ std::string warp_list(uint64_t mask) {
         if (e > w) s << "-" << e;
         w = e;
     }
-    return (std::popcount(mask) == 1 ? "warp " : "warps ") + s.str();
+    return s.str();
 }
+} // namespace
+
+std::string warp_list(uint64_t mask) { return (std::popcount(mask) == 1 ? "warp " : "warps ") + ranges(mask); }
+std::string lane_list(uint32_t mask) { return (std::popcount(mask) == 1 ? "lane " : "lanes ") + ranges(mask); }
 
 namespace {
 // What a waiting warp waits on, in a few words.

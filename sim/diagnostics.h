@@ -23,6 +23,7 @@ std::string where(const Thread& t);          // "block (x,y,z) warp w lane l"
 std::string line_of(const char* file, int line);
 std::string hex(uint64_t v);
 std::string warp_list(uint64_t mask);        // "warps 0-3, 6"
+std::string lane_list(uint32_t mask);        // "lanes 1-31", "lane 0"
 
 [[noreturn]] void fault_at(const char* file, int line, const std::string& who, const std::string& what, const std::string& fix,
                            ErrorKind kind = ErrorKind::fault);

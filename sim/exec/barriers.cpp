@@ -318,6 +318,24 @@ void Executor::mbarrier(Op op) {
     case Op::mbar_wait: {
         MbarState& m = mbar_at(first_, op0_->addr);
         for_lanes([&](int l) { access(lane_accessor(l), lane_op(l).addr, 8, false, lane(l)); });
+        // Lanes that wait on one barrier for different parities: their copies
+        // of the phase bit have diverged. On the GPU the lanes whose parity
+        // names a completed phase go on without waiting.
+        uint32_t other = 0;
+        for_lanes([&](int l) {
+            if (lane_op(l).addr == op0_->addr && (lane_op(l).parity & 1) != (op0_->parity & 1)) other |= 1u << l;
+        });
+        if (other && b_.checks.sync) {
+            const uint32_t same = mask_ & ~other;
+            fault_kind(ErrorKind::sync_misuse, lane(std::countr_zero(other)),
+                       "mbarrier.wait on " + hex(op0_->addr) + ": " + lane_list(same) + " wait for phase parity " +
+                           std::to_string(op0_->parity & 1) + " and " + lane_list(other) + " for parity " +
+                           std::to_string(1 - (op0_->parity & 1)) + ": the lanes' copies of the phase bit have diverged, and on the "
+                           "GPU the lanes waiting for the phase that already completed go on without waiting (the barrier has completed " +
+                           std::to_string(m.phase) + (m.phase == 1 ? " phase)" : " phases)"),
+                       "update the phase in every lane the same way (phase ^= 1 after each wait, outside any lane branch), or "
+                       "compute it from the iteration: (k / stages) & 1");
+        }
         // The phase is done: its waiting lanes acquire it.
         if ((m.phase & 1) != (op0_->parity & 1)) acquire_for_lanes(b_, w_, mask_, m.completed);
         if ((m.phase & 1) == (op0_->parity & 1)) {

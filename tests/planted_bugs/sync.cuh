@@ -123,12 +123,51 @@ inline void run_mbarrier_wrong_parity() {
     tk::launch("mbarrier_wrong_parity", mbarrier_wrong_parity, dim3(1), dim3(32), 64, out.data());
 }
 
+// Warp 0 fills a shared stage twice, warp 1 reads it twice, a full and an
+// empty mbarrier between them. Each lane of warp 1 keeps its own copy of the
+// phase bit, and only lane 0 flips its copy: at the second wait lanes 1-31 ask
+// for the phase that completed first, and on the GPU go on at once.
+__global__ void mbarrier_diverged_phase(const float* x, float* out) {
+    char* smem = tk::dynamic_shared_memory();
+    tk::semaphore& full = *reinterpret_cast<tk::semaphore*>(smem);
+    tk::semaphore& empty = *reinterpret_cast<tk::semaphore*>(smem + 8);
+    const uint32_t data = smem_base() + 64;
+    const int lane = tk::laneid(), w = tk::warpid();
+    if (threadIdx.x == 0) {
+        tk::init_semaphore(full, 32);
+        tk::init_semaphore(empty, 32);
+    }
+    tk::arch::syncthreads();
+    int phase = 0;  // this lane's copy of the phase bit
+    for (int k = 0; k < 2; ++k) {
+        uint32_t v[1];
+        if (w == 0) {
+            if (k > 0) tk::wait(empty, 0);
+            tk::arch::ld_global<1>(v, x + 32 * k + lane);
+            tk::arch::st_shared<1>(data + 4 * uint32_t(lane), v);
+            tk::arrive(full);
+        } else {
+            tk::wait(full, phase);  // BUG mbarrier_diverged_phase
+            if (lane == 0) phase ^= 1;  // the mistake: the other lanes keep phase 0
+            tk::arch::ld_shared<1>(v, data + 4 * uint32_t(31 - lane));
+            tk::arch::st_global<1>(out + 32 * k + lane, v);
+            tk::arrive(empty);
+        }
+    }
+}
+inline void run_mbarrier_diverged_phase() {
+    tk::device_buffer<float> x(64, random_values<float>(64, 34), "x");
+    tk::device_buffer<float> out(64, "out");
+    tk::launch("mbarrier_diverged_phase", mbarrier_diverged_phase, dim3(1), dim3(64), 256, (const float*)x.data(), out.data());
+}
+
 inline const add_bug bugs[] = {
     add_bug({"syncthreads_after_early_return", Kind::sync, "__syncthreads() after some warps returned early (part of the block)", __FILE__, false, true, run_syncthreads_after_early_return}),
     add_bug({"named_barrier_count_too_large", Kind::sync, "a named barrier counting 256 threads used by 128", __FILE__, false, true, run_named_barrier_count_too_large}),
     add_bug({"syncthreads_in_branch", Kind::sync, "a __syncthreads() inside a branch only warps 0-1 take, then one all warps reach", __FILE__, false, true, run_syncthreads_in_branch}),
     add_bug({"named_barrier_count_too_small", Kind::sync, "a named barrier counting 128 threads used by 256", __FILE__, false, false, run_named_barrier_count_too_small}),
     add_bug({"mbarrier_extra_arrivals", Kind::sync, "32 arrivals on an mbarrier initialised for 1", __FILE__, false, false, run_mbarrier_extra_arrivals}),
+    add_bug({"mbarrier_diverged_phase", Kind::sync, "lanes of a warp keep their own copies of an mbarrier's phase bit, and only lane 0 flips its copy", __FILE__, false, false, run_mbarrier_diverged_phase}),
     add_bug({"mbarrier_wrong_parity", Kind::sync, "a wait for an mbarrier phase that can never complete (wrong parity)", __FILE__, false, true, run_mbarrier_wrong_parity}),
 };
 
