@@ -111,8 +111,14 @@ int list() {
         if (*state) std::printf("%2d  %-42s %-30s  %s\n", l.number, l.title.c_str(), l.folder.c_str(), state);
         else std::printf("%2d  %-42s %s\n", l.number, l.title.c_str(), l.folder.c_str());
     }
-    std::printf("\nStart with `tklab lesson run 1`; read %s/README.md first.\n",
-                lessons::lessons().empty() ? "lessons" : lessons::lessons().front().folder.c_str());
+    // The next lesson not passed yet, in order.
+    const lessons::Lesson* next = nullptr;
+    for (const lessons::Lesson& l : lessons::lessons())
+        if (!prog.passed(l.number)) { next = &l; break; }
+    if (lessons::lessons().empty()) std::printf("\nRead lessons/README.md first.\n");
+    else if (!next) std::printf("\nEvery lesson passed. Lesson 9 compares the simulator with an H100; kernels/ holds the full-size kernels.\n");
+    else if (next == &lessons::lessons().front()) std::printf("\nStart with `tklab lesson run %d`; read %s/README.md first.\n", next->number, next->folder.c_str());
+    else std::printf("\nNext: `tklab lesson run %d`; read %s/README.md first.\n", next->number, next->folder.c_str());
     return 0;
 }
 

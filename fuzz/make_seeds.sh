@@ -3,7 +3,7 @@
 # small simulator runs and a committed GPU trace, shrunk by seed_shrink (no
 # source texts, one block, one-row snapshots).
 #   fuzz/make_seeds.sh TKLAB SEED_SHRINK
-# e.g. fuzz/make_seeds.sh build-sim/tklab build-fuzz/seed_shrink
+# e.g. fuzz/make_seeds.sh build/tklab build-fuzz/seed_shrink
 set -euo pipefail
 [ $# -eq 2 ] || { echo "usage: $0 TKLAB SEED_SHRINK (the tklab program and fuzz/project's seed_shrink)" >&2; exit 2; }
 tklab=$(realpath "$1"); shrink=$(realpath "$2")

@@ -33,7 +33,7 @@ echo "==> configuring (preset $preset)"
 cmake --preset "$preset" >/dev/null
 echo "==> building (this takes a few minutes the first time; GPU targets add more)"
 cmake --build --preset "$preset"
-bindir=build; [ "$preset" = sim-only ] && bindir=build-sim
+bindir=build  # one build folder whatever the CUDA setting: every doc says build/tklab
 echo "==> the flagship demo, in the simulator: tklab run gemm --variant unswizzled --trace $bindir/gemm.cbor"
 "$bindir/tklab" run gemm --size 256 --variant unswizzled --trace "$bindir/gemm.cbor"
 if [ -x "$bindir/tklab_view" ]; then

@@ -5,6 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 preset=default
 [ "${TKLAB_CUDA:-AUTO}" = "OFF" ] && preset=sim-only
-[ -f "$( [ $preset = sim-only ] && echo build-sim || echo build)/CMakeCache.txt" ] || cmake --preset "$preset" >/dev/null
+# Both presets build into build/; configuring again applies this run's TKLAB_CUDA.
+cmake --preset "$preset" >/dev/null
 cmake --build --preset "$preset"
 ctest --preset "$preset" -j "$(nproc)" "$@"

@@ -631,7 +631,7 @@ void write_conflict_site(LineWriter& w, const Trace& t, size_t rank, const SmemS
         s.count > 0 ? fixed(double(s.wavefronts) / double(s.count), 2) + " wavefronts per run where " +
                           fixed(double(s.ideal) / double(s.count), 2) + " would do"
                     : std::string("? wavefronts per run");
-    w.line("     ran " + num(s.count) + " times, " + per_run + ": " +
+    w.line("     ran " + (s.count == 1 ? std::string("once") : num(s.count) + " times") + ", " + per_run + ": " +
            w.bad("+" + num(extra) + " (" + percent(double(extra), double(s.ideal)) + ")"));
     write_bank_histogram(w, s, "     ");
     write_colliding_lanes(w, t, s, "     ");
@@ -1007,7 +1007,11 @@ void write_failures(LineWriter& w, const Trace& t) {
         write_failure(w, t, "run", *t.failure);
         any = true;
     }
-    if (!any) w.line("  " + w.good("no failures"));
+    if (any) return;
+    // No fault stopped the run; a wrong result is the Checks section's to say.
+    const bool check_failed = std::any_of(t.checks.begin(), t.checks.end(), [](const Check& c) { return !c.passed; });
+    if (check_failed) w.line("  no fault stopped the run; the result is wrong (see Checks above)");
+    else w.line("  " + w.good("no failures"));
 }
 
 // "850 ns", "12.34 us", "1.234 ms": three or four significant digits in a fitting unit.

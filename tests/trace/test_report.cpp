@@ -475,6 +475,12 @@ TEST_CASE("report prints checks and failures", "[trace][report]") {
     Trace quiet = base_trace();
     CHECK(contains(report(quiet), "no checks"));
     CHECK(contains(report(quiet), "no failures"));
+    // A wrong result with no fault: the Failures section does not say "no failures".
+    Trace wrong = base_trace();
+    wrong.checks.push_back({"OUT", 0.5, 0.01, false, ""});
+    CHECK(contains(report(wrong), "FAIL  OUT"));
+    CHECK(!contains(report(wrong), "no failures"));
+    CHECK(contains(report(wrong), "no fault stopped the run; the result is wrong (see Checks above)"));
 }
 
 TEST_CASE("report is deterministic and honours top", "[trace][report]") {
