@@ -203,3 +203,55 @@ TEST_CASE("SM model: occupancy by registers is known before the blocks run, and 
         CHECK(r.stats.wave_cycles >= uint64_t((blocks + 1) / 2) * r.stats.max_block_cycles - r.stats.max_block_cycles / 2);
     }
 }
+
+namespace {
+
+// Block `bad` reads past the buffer after some work; every other block only works.
+__global__ void one_bad_block_kernel(const uint32_t* p, int bad, int n) {
+    uint32_t r[1];
+    for (int i = 0; i < 4; ++i) tk::arch::ld_global<1>(r, p + tk::laneid());
+    if (int(blockIdx.x) == bad) tk::arch::ld_global<1>(r, p + n + tk::laneid());
+    tk::arch::st_global<1>(const_cast<uint32_t*>(p) + tk::laneid(), r);
+}
+
+// Block `stuck` waits at a barrier its second warp never reaches.
+__global__ void one_stuck_block_kernel(int stuck) {
+    if (int(blockIdx.x) == stuck && tk::warpid() == 1) return;
+    tk::arch::syncthreads();
+}
+
+} // namespace
+
+TEST_CASE("SM model: a failing block among blocks on one SM is the one reported, and those before it are whole", "[sim][sm]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // the blocks store what they loaded; the test is about which block fails
+    sms_as one_sm(1);
+    std::mt19937 rng(5);
+    for (int trial = 0; trial < 4; ++trial) {
+        const int blocks = 4 + int(rng() % 5), bad = 1 + int(rng() % unsigned(blocks - 1));
+        INFO(blocks << " blocks, block " << bad << " faults");
+        std::vector<uint32_t> host(64, 1);
+        tk::device_buffer<uint32_t> buf(host.size(), host, "buf");
+        tklab::sim::options().keep_blocks = true;
+        std::string msg;
+        try {
+            tk::launch("one_bad_block", one_bad_block_kernel, dim3(blocks), dim3(32), 0, (const uint32_t*)buf.data(), bad, 64);
+        } catch (const tklab::sim::SimError& e) {
+            msg = e.what();
+        }
+        tklab::sim::options().keep_blocks = false;
+        CHECK_THAT(msg, Catch::Contains("block (" + std::to_string(bad) + ",0,0)"));
+        // The blocks before it ran to their ends, beside it on the same SM.
+        const RunResult& r = tklab::sim::last_run();
+        REQUIRE(r.blocks.size() == size_t(bad) + 1);
+        for (int b = 0; b < bad; ++b) CHECK(r.blocks[size_t(b)].cycles > 0);
+    }
+    // A deadlocked block among them: reported as that block's deadlock, the others not held up.
+    std::string msg;
+    try {
+        tk::launch("one_stuck_block", one_stuck_block_kernel, dim3(6), dim3(64), 0, 2);
+    } catch (const tklab::sim::SimError& e) {
+        CHECK(e.kind == tklab::sim::ErrorKind::sync_misuse);
+        msg = e.what();
+    }
+    CHECK_THAT(msg, Catch::Contains("block (2,0,0)"));
+}
