@@ -326,6 +326,11 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
                 [&](size_t j, std::exception_ptr e) {
                     end_open_regions(*blocks[j]);  // before unwinding: the unwound lanes leave them open
                     runners[j]->unwind();
+                    // What it reached: its warps' clocks and register peaks, so a
+                    // failed run's report shows the cycles it ran, not zero.
+                    finish_block(*blocks[j], cost);
+                    for (const Warp& w : blocks[j]->warps)
+                        results[first + j].trace.cycles = std::max(results[first + j].trace.cycles, w.clock);
                     results[first + j].error = e;
                     uint64_t cur = first_error.load();
                     while (first + j < cur && !first_error.compare_exchange_weak(cur, first + j)) {}

@@ -244,6 +244,9 @@ TEST_CASE("SM model: a failing block among blocks on one SM is the one reported,
         const RunResult& r = tklab::sim::last_run();
         REQUIRE(r.blocks.size() == size_t(bad) + 1);
         for (int b = 0; b < bad; ++b) CHECK(r.blocks[size_t(b)].cycles > 0);
+        // The failing block's trace has the cycles it reached (its four loads' issue at least), not zero.
+        CHECK(r.blocks[size_t(bad)].cycles >= 4);
+        CHECK(r.stats.max_block_cycles >= r.blocks[size_t(bad)].cycles);
     }
     // A deadlocked block among them: reported as that block's deadlock, the others not held up.
     std::string msg;
