@@ -97,6 +97,12 @@ struct Stats {
     uint64_t warp_instructions = 0;
     uint64_t by_op[size_t(Op::count_)] = {};
     SmemTotals ld_shared, st_shared, ldmatrix, stmatrix;
+    // The most conflicted shared-memory instruction of the run (its extra
+    // wavefronts, kernel line, kind and n-way), for messages that name it.
+    int worst_conflict = 0;
+    uint32_t worst_conflict_loc = 0;
+    Op worst_conflict_op = Op::count_;
+    int worst_conflict_way = 0;
     uint64_t stall_cycles[size_t(Stall::count_)] = {};
     uint64_t barrier_wait_cycles = 0;
     uint64_t max_block_cycles = 0;       // slowest block

@@ -58,6 +58,12 @@ void Merger::add(BlockResult& br) {
         case SmemTotal::none: continue;
         }
         tot->instructions++;
+        if (s.banks.conflicts() > st.worst_conflict) {
+            st.worst_conflict = s.banks.conflicts();
+            st.worst_conflict_loc = bt.events[s.event].loc;  // run-wide by now
+            st.worst_conflict_op = Op(bt.events[s.event].op);
+            st.worst_conflict_way = s.banks.max_way;
+        }
         tot->wavefronts += s.banks.wavefronts;
         tot->ideal += s.banks.ideal;
         tot->max_way = std::max<int>(tot->max_way, s.banks.max_way);

@@ -67,7 +67,11 @@ Goal no_bank_conflicts() {
                                " wavefronts where " + std::to_string(t->ideal) + " would do (worst " +
                                std::to_string(t->max_way) + "-way)";
                 if (why.empty()) return std::nullopt;
-                return why + ". `tklab lesson run N` shows the conflicted lines; the visualizer's shared-memory panel shows the lanes";
+                if (s.worst_conflict > 0)
+                    why += ". The worst: " + where(r, s.worst_conflict_loc) + ", " + std::to_string(s.worst_conflict_way) + "-way " +
+                           sim::op_name(s.worst_conflict_op);
+                return why + ". Your run's report (`tklab lesson run` with this lesson's number) lists every conflicted line; "
+                             "the visualizer's shared-memory panel shows the lanes";
             }};
 }
 

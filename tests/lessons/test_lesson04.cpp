@@ -101,6 +101,10 @@ TEST_CASE("lesson 4: the exercise as shipped fails the check", "[lessons][lesson
     CHECK(res.part == "goal");  // right, and 32-way conflicted
     CHECK(res.report.find("correct at M=128 N=192") != std::string::npos);
     CHECK(res.report.find("ld.shared: 24576 wavefronts where 768 would do (worst 32-way)") != std::string::npos);
+    // The message names the worst line, from the project folder, and no placeholder.
+    CHECK(res.report.find("The worst: lessons/04_bank_conflicts/exercise.cuh:") != std::string::npos);
+    CHECK(res.report.find("32-way ld.shared") != std::string::npos);
+    CHECK(res.report.find("lesson run N") == std::string::npos);
 }
 
 TEST_CASE("lesson 4: every known-wrong kernel fails with its message", "[lessons][lesson04]") {
