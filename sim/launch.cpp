@@ -11,8 +11,13 @@
 #include "sim/sm.h"
 #include "sim/state.h"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <atomic>
+#include <cstdio>
+#include <iostream>
 #include <chrono>
 #include <cstdlib>
 #include <cstring>
@@ -116,7 +121,7 @@ void set_up_block(Block& b, const std::string& kernel, uint32_t linear, Dim3 gri
     }
 }
 
-// A block that ran to its end: its register peaks into its trace.
+// A block that ended (ran to its end, or stopped with an error): its register peaks into its trace.
 void finish_block(Block& b, const CostModel& cost) {
     BlockResult& out = *b.out;
     end_open_regions(b);
@@ -152,12 +157,39 @@ int blocks_per_sm_before_run(const CostModel& cost, unsigned threads, size_t sme
     return std::max(per_sm, 1);
 }
 
+// Standard output sent to /dev/null while one lives: the probe's printf()s
+// would print block 0's lines twice.
+class SilentStdout {
+public:
+    SilentStdout() {
+        std::fflush(stdout);
+        std::cout.flush();
+        saved_ = ::dup(1);
+        const int null = ::open("/dev/null", O_WRONLY);
+        if (saved_ >= 0 && null >= 0) ::dup2(null, 1);
+        if (null >= 0) ::close(null);
+    }
+    ~SilentStdout() {
+        std::fflush(stdout);
+        std::cout.flush();
+        if (saved_ >= 0) {
+            ::dup2(saved_, 1);
+            ::close(saved_);
+        }
+    }
+    SilentStdout(const SilentStdout&) = delete;
+    SilentStdout& operator=(const SilentStdout&) = delete;
+
+private:
+    int saved_ = -1;
+};
+
 // Without the compiler's figures, registers are known only once a block has
 // run. When they decide how many blocks share an SM (a grid with more blocks
-// than SMs), block 0 runs first on its own, its global stores dropped and its
-// bug finders off, and the blocks that fit beside it by the register
-// estimate are what the launch simulates together. Anything that goes wrong
-// in it is left for the real run to report.
+// than SMs), block 0 runs first on its own, its global stores dropped, its
+// bug finders off and its standard output silenced, and the blocks that fit
+// beside it by the register estimate are what the launch simulates together.
+// Anything that goes wrong in it is left for the real run to report.
 int probe_blocks_per_sm(const std::string& kernel, Dim3 grid, Dim3 block_dim, size_t smem_bytes, const std::function<void()>& body,
                         const CostModel& cost, const MemoryPath& memory, int per_sm) {
     BlockResult out;
@@ -172,6 +204,7 @@ int probe_blocks_per_sm(const std::string& kernel, Dim3 grid, Dim3 block_dim, si
     BlockRunner runner(b, stacks, body);
     kernel_crash::guard_host_thread();
     try {
+        const SilentStdout quiet;
         runner.run();
     } catch (...) {
         runner.unwind();

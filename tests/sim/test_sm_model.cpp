@@ -6,7 +6,14 @@
 #include "support/bug_finders_off.h"
 #include <catch2/catch.hpp>
 
+#include <fcntl.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "sim/cost_model.h"
@@ -257,4 +264,39 @@ TEST_CASE("SM model: a failing block among blocks on one SM is the one reported,
         msg = e.what();
     }
     CHECK_THAT(msg, Catch::Contains("block (2,0,0)"));
+}
+
+namespace {
+
+__global__ void printing_kernel() {
+    if (threadIdx.x == 0) std::printf("tklab-test block %d\n", int(blockIdx.x));
+}
+
+} // namespace
+
+TEST_CASE("SM model: the register probe's output is not printed: block 0 prints once", "[sim][sm]") {
+    sms_as one_sm(1);
+    const std::string path = (std::filesystem::temp_directory_path() / ("tklab_probe_stdout_" + std::to_string(::getpid()))).string();
+    std::fflush(stdout);
+    const int saved = ::dup(1);
+    const int file = ::open(path.c_str(), O_WRONLY | O_CREAT | O_TRUNC, 0600);
+    REQUIRE(file >= 0);
+    ::dup2(file, 1);
+    tk::launch("printing", printing_kernel, dim3(3), dim3(32), 0);  // 3 blocks on 1 SM: block 0 is probed first
+    std::fflush(stdout);
+    ::dup2(saved, 1);
+    ::close(saved);
+    ::close(file);
+    std::ifstream in(path);
+    std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+    std::filesystem::remove(path);
+    CHECK(tklab::sim::last_run().stats.blocks_together == 3);
+    auto count = [&](const std::string& s) {
+        size_t n = 0;
+        for (size_t at = text.find(s); at != std::string::npos; at = text.find(s, at + 1)) ++n;
+        return n;
+    };
+    CHECK(count("tklab-test block 0\n") == 1);
+    CHECK(count("tklab-test block 1\n") == 1);
+    CHECK(count("tklab-test block 2\n") == 1);
 }
