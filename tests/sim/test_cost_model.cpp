@@ -61,8 +61,8 @@ TEST_CASE("cost model: every measured figure is the calibration run's it names",
     for (const auto& f : cal["figures"])
         if (f["value"].is_number()) figures[f["name"].get<std::string>()] = f["value"].get<double>();
     // The launch figures: scripts/gpu/launch_overhead.sh's run.
-    for (const auto& f : read_json(project_root() / "results/launch_overhead_h100.json")["figures"])
-        figures[f["name"].get<std::string>()] = f["value"].get<double>();
+    const nlohmann::json launch = read_json(project_root() / "results/launch_overhead_h100.json");
+    for (const auto& f : launch["figures"]) figures[f["name"].get<std::string>()] = f["value"].get<double>();
     REQUIRE(arch.contains("measured"));
     size_t checked = 0;
     for (const auto& [field, m] : arch["measured"].items()) {
