@@ -39,7 +39,8 @@ echo "==> the flagship demo, in the simulator: tklab run gemm --variant unswizzl
 if [ -x "$bindir/tklab_view" ]; then
   # The same trace in the visualizer, drawn off-screen: proof the window works here.
   view=("$bindir/tklab" view "$bindir/gemm.cbor" --screenshot "$bindir/gemm.png" --script "break-conflict 4; run")
-  if [ -n "${DISPLAY:-}" ]; then "${view[@]}"; else xvfb-run -a -s "-screen 0 1600x1000x24" "${view[@]}"; fi
+  # xvfb-run with an auth file of ours (-f): its own temporary folder sometimes fails to go, exiting 5.
+  if [ -n "${DISPLAY:-}" ]; then "${view[@]}"; else xvfb-run -a -f "$bindir/.xauth" -s "-screen 0 1600x1000x24" "${view[@]}"; fi
   echo "==> step through it yourself: $bindir/tklab view $bindir/gemm.cbor   (a picture of it: $bindir/gemm.png)"
 fi
 echo "==> next: $bindir/tklab run gemm --variant swizzled   (the fix), and $bindir/tklab --help"

@@ -14,7 +14,7 @@ mkdir -p "$out" "$bin/screenshots"
 shot() {
   local png=$1; shift
   local cmd=("$bin/tklab" view "$@" --size 1600x1000 --screenshot "$out/$png")
-  if [ -n "${DISPLAY:-}" ]; then "${cmd[@]}"; else xvfb-run -a -s "-screen 0 1600x1000x24" "${cmd[@]}"; fi
+  if [ -n "${DISPLAY:-}" ]; then "${cmd[@]}"; else xvfb-run -a -f "$bin/.xauth" -s "-screen 0 1600x1000x24" "${cmd[@]}"; fi
 }
 # Both stopped at warp 1's first ldmatrix of A (line 63): 8-way, then conflict-free.
 smem=(--panels transport,timeline,source,shared-memory --script "warp 1; break-line gemm_kernel.cuh:63; run")

@@ -4,7 +4,9 @@
 string(REPLACE "|" ";" ARGS "${ARGS}")
 string(REPLACE "|" ";" CHECK_ARGS "${CHECK_ARGS}")
 file(MAKE_DIRECTORY ${WORKDIR})
-execute_process(COMMAND xvfb-run -a -s "-screen 0 ${WIDTH}x${HEIGHT}x24"
+# An auth file of our own (-f): without one xvfb-run makes a temporary folder
+# and, now and then, fails to remove it, exiting 5 whatever the tool returned.
+execute_process(COMMAND xvfb-run -a -f ${WORKDIR}/${PNG}.xauth -s "-screen 0 ${WIDTH}x${HEIGHT}x24"
                         ${TOOL} view ${ARGS} --size ${WIDTH}x${HEIGHT} --screenshot ${PNG}
                 WORKING_DIRECTORY ${WORKDIR} RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
 if(NOT rc EQUAL RC)  # 1 for a file that cannot be shown: the picture says why
