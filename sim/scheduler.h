@@ -20,7 +20,7 @@ public:
 
     // Runs the block to its end; sets its trace's cycles. Throws SimError.
     void run() { while (!advance()) {} }
-    // One step at a time, for blocks that share an SM (sm_runner.h): when the
+    // One step at a time, for blocks that share an SM (sm.h, run_together): when the
     // next step happens, and the step itself (true: the block has ended).
     uint64_t next_time();
     bool advance();
