@@ -121,6 +121,28 @@ void set_up_block(Block& b, const std::string& kernel, uint32_t linear, Dim3 gri
     }
 }
 
+// Waits a stopped block's warps were still in (a deadlock, or a fault in
+// another warp): recorded as open, to the cycle the block had reached, so a
+// failed run's trace shows them. Their instructions' events end there too.
+void record_open_waits(Block& b, uint64_t reached) {
+    for (Warp& w : b.warps) {
+        if (w.state != WarpState::at_barrier && w.state != WarpState::at_mbarrier) continue;
+        BarrierRecord r;
+        r.arrive = w.wait_since;
+        r.release = std::max(reached, w.wait_since);
+        r.warp = r.last_warp = uint16_t(w.id);
+        r.mbarrier = w.state == WarpState::at_mbarrier;
+        r.id = uint8_t(w.wait_bar);
+        r.address = w.wait_addr;
+        if (r.mbarrier)
+            if (auto it = b.mbars.find(w.wait_addr); it != b.mbars.end()) r.phase = it->second.phase;
+        r.loc = b.out->locs(w.wait_file, w.wait_line);
+        r.open = true;
+        b.hooks.barrier_wait(r);
+        if (w.wait_event >= 0 && size_t(w.wait_event) < b.out->trace.events.size()) b.out->trace.events[size_t(w.wait_event)].done = r.release;
+    }
+}
+
 // A block that ended (ran to its end, or stopped with an error): its register peaks into its trace.
 void finish_block(Block& b, const CostModel& cost) {
     BlockResult& out = *b.out;
@@ -357,13 +379,16 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
                     handed_on(j);
                 },
                 [&](size_t j, std::exception_ptr e) {
+                    // What it reached: its warps' clocks, the waits it stopped in and
+                    // its register peaks, so a failed run's report and picture show
+                    // what ran, not zero.
+                    uint64_t reached = 0;
+                    for (const Warp& w : blocks[j]->warps) reached = std::max(reached, w.clock);
+                    results[first + j].trace.cycles = reached;
+                    record_open_waits(*blocks[j], reached);
                     end_open_regions(*blocks[j]);  // before unwinding: the unwound lanes leave them open
                     runners[j]->unwind();
-                    // What it reached: its warps' clocks and register peaks, so a
-                    // failed run's report shows the cycles it ran, not zero.
                     finish_block(*blocks[j], cost);
-                    for (const Warp& w : blocks[j]->warps)
-                        results[first + j].trace.cycles = std::max(results[first + j].trace.cycles, w.clock);
                     results[first + j].error = e;
                     uint64_t cur = first_error.load();
                     while (first + j < cur && !first_error.compare_exchange_weak(cur, first + j)) {}

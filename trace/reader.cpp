@@ -448,6 +448,9 @@ private:
         auto id = column(o, p, "id", n, 0, 255);
         auto address = column(o, p, "address", n, 0, kU32);
         auto phase = column(o, p, "phase", n, 0, kU32);
+        // "open" came later within version 1: optional (waits the run stopped in).
+        std::vector<int64_t> open(n, 0);
+        if (o.contains("open")) open = column(o, p, "open", n, 0, 1);
         b.barriers.resize(n);
         for (size_t i = 0; i < n; ++i) {
             BarrierWait& w = b.barriers[i];
@@ -460,6 +463,7 @@ private:
             w.id = uint8_t(id[i]);
             w.address = uint32_t(address[i]);
             w.phase = uint32_t(phase[i]);
+            w.open = open[i] != 0;
         }
     }
 

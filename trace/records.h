@@ -47,6 +47,9 @@ struct BarrierWait {
     uint8_t id = 0;             // bar.sync id
     bool mbarrier = false;
     uint32_t phase = 0;         // mbarrier phase waited on
+    // Never released: the run stopped (a deadlock, a fault elsewhere) while the
+    // warp waited; `release` is the cycle the block had reached, `last_warp` the warp itself.
+    bool open = false;
     bool operator==(const BarrierWait&) const = default;
 };
 

@@ -107,7 +107,7 @@ json smem_json(const Block& b, json& lane_addrs) {
 }
 
 json barriers_json(const std::vector<BarrierWait>& bw) {
-    return {{"warp", column(bw, [](const BarrierWait& b) { return b.warp; })},
+    json j = {{"warp", column(bw, [](const BarrierWait& b) { return b.warp; })},
             {"arrive", column(bw, [](const BarrierWait& b) { return b.arrive; })},
             {"wait", column(bw, [](const BarrierWait& b) { return int64_t(b.release - b.arrive); })},
             {"loc", column(bw, [](const BarrierWait& b) { return b.loc; })},
@@ -116,6 +116,10 @@ json barriers_json(const std::vector<BarrierWait>& bw) {
             {"id", column(bw, [](const BarrierWait& b) { return b.id; })},
             {"address", column(bw, [](const BarrierWait& b) { return b.address; })},
             {"phase", column(bw, [](const BarrierWait& b) { return b.phase; })}};
+    // Waits the run stopped in: a column only when there are any.
+    if (std::any_of(bw.begin(), bw.end(), [](const BarrierWait& b) { return b.open; }))
+        j["open"] = column(bw, [](const BarrierWait& b) { return b.open ? 1 : 0; });
+    return j;
 }
 
 json regs_json(const std::vector<RegChange>& rc) {

@@ -230,6 +230,60 @@ TEST_CASE("trace: loading without timelines keeps every total and region, and fr
     }
 }
 
+namespace {
+
+// A deadlock: warp 0 waits for an mbarrier phase nothing completes, warp 1 at
+// a __syncthreads() warp 0 never reaches.
+__global__ void stuck_kernel() {
+    tk::semaphore& bar = *reinterpret_cast<tk::semaphore*>(tk::dynamic_shared_memory());
+    if (threadIdx.x == 0) tk::init_semaphore(bar, 1);
+    tk::arch::syncthreads();
+    if (tk::warpid() == 0) {
+        tk::wait(bar, 0);  // never completes: nobody arrives
+    } else {
+        uint32_t v[1];
+        tk::arch::ld_shared<1>(v, tk::arch::smem_addr(&bar));  // some work first
+        tk::arch::syncthreads();
+    }
+}
+
+} // namespace
+
+TEST_CASE("trace: waits a deadlocked run stopped in are recorded open, to the cycle it reached", "[trace][file]") {
+    for (const char* name : {"stuck.cbor", "stuck.json"}) {
+        const std::string path = temp_path(name);
+        tklab::sim::RecorderOptions ro;
+        ro.path = path;
+        ro.program = "stuck";
+        tklab::sim::TraceRecorder rec(ro);
+        CHECK_THROWS_AS(tk::launch("stuck_kernel", stuck_kernel, dim3(1), dim3(64), 64), tklab::sim::SimError);
+        rec.close();
+        const auto t = tklab::trace::load_trace(path).trace;
+        REQUIRE(t.launches.size() == 1);
+        REQUIRE(t.launches[0].failure);
+        CHECK(t.launches[0].failure->kind == "deadlock");
+        REQUIRE(t.launches[0].blocks.size() == 1);
+        const auto& b = t.launches[0].blocks[0];
+        CHECK(b.cycles > 0);
+        size_t open = 0;
+        for (const auto& w : b.barriers) {
+            if (!w.open) continue;
+            ++open;
+            CHECK(w.release == b.cycles);  // to the cycle the block reached
+            CHECK(w.arrive <= w.release);
+            CHECK(w.last_warp == w.warp);
+            CHECK(w.mbarrier == (w.warp == 0));
+            // The waiting instruction's event ends there too.
+            bool found = false;
+            for (const auto& e : b.events)
+                if (e.warp == w.warp && e.issue == w.arrive && e.done == w.release) found = true;
+            CHECK(found);
+        }
+        CHECK(open == 2);
+        fs::remove(path);
+    }
+}
+
 TEST_CASE("trace: malformed files are errors that say what and where", "[trace][file]") {
     const std::string pj = temp_path("bad.json"), pc = temp_path("bad.cbor");
     record(pj, "all", false, 2);

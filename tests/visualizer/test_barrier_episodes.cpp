@@ -156,6 +156,27 @@ TEST_CASE("barrier episodes: the same id used again is a new episode", "[visuali
     CHECK(eps[0].total_wait() == 50 + 20);
 }
 
+TEST_CASE("barrier episodes: waits the run stopped in make an open episode, released by nobody", "[visualizer][barriers]") {
+    trace::Block b;
+    b.barriers.push_back({100, 150, 3, 0, 0, 1, 0, false, 0});  // an ordinary round first
+    b.barriers.push_back({120, 150, 3, 0, 1, 1, 0, false, 0});
+    trace::BarrierWait stuck{300, 900, 5, 0, 0, 0, 0, false, 0};  // warps 0 and 1 at bar.sync 0 when the run stopped at 900
+    stuck.open = true;
+    b.barriers.push_back(stuck);
+    stuck.warp = stuck.last_warp = 1;
+    stuck.arrive = 340;
+    b.barriers.push_back(stuck);
+    const auto eps = view::barrier_episodes(b);
+    REQUIRE(eps.size() == 2);
+    CHECK(!eps[0].open);
+    CHECK(eps[0].last_warp_waited());
+    CHECK(eps[1].open);
+    CHECK(eps[1].release == 900);
+    CHECK(eps[1].arrivals.size() == 2);
+    CHECK(eps[1].total_wait() == 600 + 560);
+    CHECK(!eps[1].last_warp_waited());  // nobody released it, though its last_warp is one of the waiters
+}
+
 TEST_CASE("barrier episodes: the episode at a cycle", "[visualizer][barriers]") {
     std::mt19937 rng(5);
     std::vector<Truth> truth;

@@ -18,7 +18,7 @@ uint64_t BarrierEpisode::longest_wait() const {
 }
 
 bool BarrierEpisode::last_warp_waited() const {
-    return std::any_of(arrivals.begin(), arrivals.end(), [&](const BarrierArrival& a) { return a.warp == last_warp; });
+    return !open && std::any_of(arrivals.begin(), arrivals.end(), [&](const BarrierArrival& a) { return a.warp == last_warp; });
 }
 
 std::vector<BarrierEpisode> barrier_episodes(const trace::Block& block) {
@@ -40,6 +40,7 @@ std::vector<BarrierEpisode> barrier_episodes(const trace::Block& block) {
             e.phase = w.mbarrier ? w.phase : 0;
             e.release = w.release;
             e.last_warp = w.last_warp;
+            e.open = w.open;
             out.push_back(std::move(e));
         }
         out[it->second].arrivals.push_back({w.warp, w.arrive, w.release, w.loc, uint32_t(i)});

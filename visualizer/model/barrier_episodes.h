@@ -23,6 +23,7 @@ struct BarrierEpisode {
     uint32_t phase = 0;         // mbarrier phase
     uint64_t release = 0;
     uint16_t last_warp = 0;     // whose arrival released it (it may not be among the waiters: bar.arrive, mbarrier.arrive)
+    bool open = false;          // never released: the run stopped with these warps waiting (`release` is where it stopped)
     std::vector<BarrierArrival> arrivals;  // by arrive cycle, then warp
 
     uint64_t first_arrive() const { return arrivals.empty() ? release : arrivals.front().arrive; }
@@ -30,7 +31,7 @@ struct BarrierEpisode {
     uint32_t loc() const { return arrivals.empty() ? 0 : arrivals.front().loc; }
     uint64_t total_wait() const;    // sum over the waiting warps
     uint64_t longest_wait() const;
-    bool last_warp_waited() const;  // the releasing warp is one of the arrivals
+    bool last_warp_waited() const;  // the releasing warp is one of the arrivals (never, for an open episode)
 };
 
 // Every episode of the block, ordered by first arrival (then release).

@@ -125,7 +125,7 @@ void draw_arrivals(const BarrierEpisode& e, uint64_t cursor, const ImU32 color) 
     for (int i = 0; i < rows; ++i) {
         const BarrierArrival& a = e.arrivals[size_t(i)];
         const float y = p0.y + row_h * float(i);
-        const bool last = a.warp == e.last_warp;
+        const bool last = !e.open && a.warp == e.last_warp;
         char label[32];
         std::snprintf(label, sizeof label, last ? "warp %d (last)" : "warp %d", int(a.warp));
         dl->AddText(ImVec2(p0.x, y + 3), last ? palette::warning : IM_COL32(220, 220, 220, 255), label);
@@ -141,8 +141,9 @@ void draw_arrivals(const BarrierEpisode& e, uint64_t cursor, const ImU32 color) 
         std::snprintf(wait, sizeof wait, "wait %llu", ull(a.wait()));
         dl->AddText(ImVec2(x1 + 6, y + 3), IM_COL32(220, 220, 220, 255), wait);
         if (hovered && ImGui::GetIO().MousePos.y >= y && ImGui::GetIO().MousePos.y < y + row_h)
-            ImGui::SetTooltip("warp %d arrived at cycle %llu, released at %llu: waited %llu cycles%s", int(a.warp),
-                              ull(a.arrive), ull(a.release), ull(a.wait()),
+            ImGui::SetTooltip(e.open ? "warp %d arrived at cycle %llu and was still waiting when the run stopped at %llu (%llu cycles)%s"
+                                     : "warp %d arrived at cycle %llu, released at %llu: waited %llu cycles%s",
+                              int(a.warp), ull(a.arrive), ull(a.release), ull(a.wait()),
                               last ? "\nits arrival was the last one: it released the others" : "");
     }
 
@@ -234,6 +235,13 @@ void draw_cursor_episode(ViewState& v, const BlockEpisodes& c, Pin& pin) {
     legend_swatch(palette::warning, false, "last arrival");
     legend_swatch(palette::cursor, false, "cursor");
 
+    if (e.open) {
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::warning),
+                           "Never released: the run stopped at cycle %llu with %zu warp%s still waiting here (first from cycle %llu).",
+                           ull(e.release), e.arrivals.size(), e.arrivals.size() == 1 ? "" : "s", ull(e.first_arrive()));
+        ImGui::TextWrapped("The report's Failures section says why (a deadlock names who each warp waits for).");
+        return;
+    }
     if (e.first_arrive() == e.last_arrive())
         ImGui::TextWrapped("All %zu warps arrived at cycle %llu; released at %llu; %llu warp-cycles waited in all.",
                            e.arrivals.size(), ull(e.first_arrive()), ull(e.release), ull(e.total_wait()));
@@ -300,7 +308,8 @@ void draw_episode_list(ViewState& v, const BlockEpisodes& c, Pin& pin) {
             ImGui::TableSetColumnIndex(6);
             ImGui::Text("%llu", ull(e.total_wait()));
             ImGui::TableSetColumnIndex(7);
-            if (e.last_warp_waited()) ImGui::Text("warp %d", int(e.last_warp));
+            if (e.open) ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::warning), "never released");
+            else if (e.last_warp_waited()) ImGui::Text("warp %d", int(e.last_warp));
             else ImGui::Text("warp %d (did not wait)", int(e.last_warp));
         }
     }

@@ -484,9 +484,14 @@ void event_tooltip(const trace::Trace& t, const TimelineIndex& ix, int warp, siz
     }
     if (s.barrier >= 0) {
         const trace::BarrierWait& w = b.barriers[size_t(s.barrier)];
-        ImGui::Text("%s wait: arrived %s, released %s (%s), released by warp %d's arrival", w.mbarrier ? "mbarrier" : "barrier",
-                    with_commas(w.arrive).c_str(), with_commas(w.release).c_str(),
-                    cycles(w.release > w.arrive ? w.release - w.arrive : 0).c_str(), int(w.last_warp));
+        if (w.open) {
+            ImGui::TextColored(ImColor(palette::warning), "%s wait: arrived %s, never released (the run stopped at cycle %s)",
+                               w.mbarrier ? "mbarrier" : "barrier", with_commas(w.arrive).c_str(), with_commas(w.release).c_str());
+        } else {
+            ImGui::Text("%s wait: arrived %s, released %s (%s), released by warp %d's arrival", w.mbarrier ? "mbarrier" : "barrier",
+                        with_commas(w.arrive).c_str(), with_commas(w.release).c_str(),
+                        cycles(w.release > w.arrive ? w.release - w.arrive : 0).c_str(), int(w.last_warp));
+        }
     }
     if (e.smem >= 0 && size_t(e.smem) < b.smem.size()) {
         const trace::SmemAccess& a = b.smem[size_t(e.smem)];
