@@ -224,7 +224,7 @@ void draw_cursor_episode(ViewState& v, const BlockEpisodes& c, Pin& pin) {
         ImGui::TextWrapped("in progress at the cursor (cycle %llu): %zu of %zu waiting warps have arrived", ull(cursor),
                            arrived, e.arrivals.size());
     ImGui::PopStyleColor();
-    if (!before_first && cursor >= e.release)
+    if (!before_first && cursor >= e.release && !e.open)
         dim_wrapped("the latest barrier before the cursor (cycle " + std::to_string(cursor) + "): released " +
             std::to_string(cursor - e.release) + " cycles earlier");
 
