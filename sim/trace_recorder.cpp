@@ -281,7 +281,10 @@ void TraceRecorder::block_done(const BlockTrace& bt, const RunResult& r) {
     flush_tables();
     emit(trace::block_record(uint32_t(trace_.launches.size() - 1), b));
     if (!opt_.keep_events) {
-        b.events = {}; b.smem = {}; b.lane_addrs = {}; b.barriers = {}; b.regs = {}; b.snapshots = {};
+        // Swapped with empty vectors: `v = {}` keeps v's capacity, which kept
+        // every timeline block's events in memory until the run ended.
+        auto drop = [](auto& v) { std::remove_reference_t<decltype(v)>().swap(v); };
+        drop(b.events); drop(b.smem); drop(b.lane_addrs); drop(b.barriers); drop(b.regs); drop(b.snapshots);
     }
     launch.blocks.push_back(std::move(b));
     ++blocks_done_;
