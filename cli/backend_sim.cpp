@@ -79,10 +79,66 @@ template <typename Dims> std::string size_text(const Dims& dims) {
 
 std::string human_bytes(uint64_t b) {
     char s[32];
-    if (b >= 10u << 20) std::snprintf(s, sizeof s, "%.1f MB", double(b) / (1 << 20));
+    if (b >= 10ull << 30) std::snprintf(s, sizeof s, "%.1f GB", double(b) / (1 << 30));
+    else if (b >= 10u << 20) std::snprintf(s, sizeof s, "%.1f MB", double(b) / (1 << 20));
     else if (b >= 10u << 10) std::snprintf(s, sizeof s, "%.1f KB", double(b) / (1 << 10));
     else std::snprintf(s, sizeof s, "%llu bytes", (unsigned long long)b);
     return s;
+}
+
+// What a run will hold at its peak, estimated once its inputs are made and
+// before the simulation starts, from what is registered then: the data
+// already made (measured), the simulator's working set, and what checking
+// the result takes. The check downloads each fresh buffer (an output) and
+// turns it into floats, builds the float64 reference of it, and references
+// commonly work from float copies of the inputs. Peaks measured beside these
+// estimates: scripts/dev/memory_estimate.sh.
+struct MemoryEstimate {
+    uint64_t data = 0, simulator = 0, check = 0;
+    uint64_t total() const { return data + simulator + check; }
+};
+
+MemoryEstimate estimate_run_memory(bool checked) {
+    const tklab::sim::GlobalFootprint f = tklab::sim::registered_footprint();
+    MemoryEstimate e;
+    e.data = tk::host::resident_memory_bytes();
+    // Per host thread: the resident blocks' shared memory and its shadow, and
+    // the touched part of their fibers' stacks; measured under 16 MB a thread.
+    e.simulator = uint64_t(tklab::sim::simulation_threads()) * (16u << 20);
+    if (checked) e.check = f.fresh_bytes + f.fresh_elements * (sizeof(float) + sizeof(double)) + f.data_elements * sizeof(float);
+    return e;
+}
+
+struct TooBig : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+// Throws TooBig when the estimate does not fit the memory available now
+// (and the address-space limit, when one is set).
+void refuse_if_too_big(const MemoryEstimate& e, const std::string& what, bool checked) {
+    uint64_t available = tk::host::available_memory_bytes();
+    const uint64_t needed = e.total() - e.data;  // the data is already resident
+    rlimit r{};
+    if (getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
+        std::ifstream statm("/proc/self/statm");
+        uint64_t pages = 0;
+        statm >> pages;
+        const uint64_t used = pages * uint64_t(sysconf(_SC_PAGESIZE));
+        const uint64_t left = uint64_t(r.rlim_cur) > used ? uint64_t(r.rlim_cur) - used : 0;
+        if (available == 0 || left < available) available = left;
+    }
+    if (available == 0 && tk::host::available_memory_bytes() == 0) return;  // unknown: run, and catch bad_alloc
+    if (needed <= available - available / 16) return;
+    using tk::host::gigabytes;
+    std::string msg = what + " needs about " + gigabytes(e.total()) + " of memory: " + gigabytes(e.data) + " for its data (made), " +
+                      gigabytes(e.simulator) + " for the simulator" +
+                      (checked ? " and " + gigabytes(e.check) + " to check the result against the CPU reference" : "") +
+                      ". That is " + gigabytes(needed) + " more than it holds now, and the machine has " +
+                      gigabytes(tk::host::available_memory_bytes()) + " available" + address_space_limit() +
+                      ". Nothing was simulated. fix: run a smaller size (--size)";
+    if (checked && e.simulator <= available - available / 16)
+        msg += ", skip the check (--no-check needs " + gigabytes(e.data + e.simulator) + ")";
+    throw TooBig(msg + ", or use a machine with more memory");
 }
 
 } // namespace
@@ -129,15 +185,19 @@ int cmd_run(const RunArgs& a) {
     }
     bool ok = true;
     const auto t0 = std::chrono::steady_clock::now();
+    static const char* const checking = "checking the result against the CPU reference";
     const char* phase = "setting up its data";  // what was running, for an out-of-memory message
+    MemoryEstimate estimate;
     try {
         auto c = p.make(dims, a.seed);
+        estimate = estimate_run_memory(!a.no_check);
+        refuse_if_too_big(estimate, p.name + " at " + size_text(dims), !a.no_check);
         for (const auto& v : variants) {
             progress.rename(p.name + " " + v);
             phase = "running the kernel";
             c->run(v);
             if (!a.no_check) {
-                phase = "checking the result against the CPU reference";
+                phase = checking;
                 const auto r = c->check();
                 ok = ok && r.passed;
                 rec->add_check({r.output, r.max_error, r.tolerance, r.passed, v});
@@ -148,6 +208,9 @@ int cmd_run(const RunArgs& a) {
         // A failure inside a launch is already in the trace, with its block.
         const auto& launches = rec->trace().launches;
         if (launches.empty() || !launches.back().failure) rec->add_failure("error", e.what(), e.file, e.line);
+    } catch (const TooBig& e) {
+        ok = false;
+        rec->add_failure("out of memory", e.what());
     } catch (const std::bad_alloc&) {
         // Every big allocation is checked before it is taken (tk/host/memory_check.h);
         // what still runs out is the sum of many smaller ones.
@@ -156,7 +219,7 @@ int cmd_run(const RunArgs& a) {
                                               size_text(dims) + "); the machine has " +
                                               tk::host::gigabytes(tk::host::available_memory_bytes()) + " available now" +
                                               address_space_limit() + ". fix: run a smaller size (--size)" +
-                                              (a.no_check ? "" : ", or skip the CPU reference (--no-check)") +
+                                              (a.no_check || phase != checking ? "" : ", or skip the CPU reference (--no-check)") +
                                               ", or use a machine with more memory");
     } catch (const std::exception& e) {
         ok = false;
@@ -175,7 +238,10 @@ int cmd_run(const RunArgs& a) {
     uint64_t instructions = 0;
     for (const auto& l : rec->trace().launches)
         if (l.summary) instructions += l.summary->warp_instructions;
-    std::fprintf(stderr, "%s: simulated %llu warp instructions in %.2f s\n", kTool, (unsigned long long)instructions, secs);
+    // The peak beside the estimate made before the simulation (none when the inputs could not be made).
+    std::fprintf(stderr, "%s: simulated %llu warp instructions in %.2f s; memory peak %s%s\n", kTool,
+                 (unsigned long long)instructions, secs, human_bytes(tk::host::peak_resident_memory_bytes()).c_str(),
+                 estimate.total() ? (" (estimated " + human_bytes(estimate.total()) + ")").c_str() : "");
     if (const std::string err = rec->write_error(); !err.empty()) {
         std::fprintf(stderr,
                      "%s: error: %s. The trace is incomplete: `tklab report --salvage %s` reads what was written before.\n"

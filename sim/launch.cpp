@@ -272,6 +272,8 @@ uint64_t first_wave(const CostModel& cost, unsigned threads, size_t smem_bytes, 
 }
 } // namespace
 
+int simulation_threads() { return host_threads(); }
+
 // The simulated GPU's SM count, from the (cached) cost model runs use.
 int multiprocessors() { return options().sms > 0 ? options().sms : cost_model(options().arch).sms; }
 

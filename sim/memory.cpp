@@ -18,10 +18,10 @@ std::mutex g_alloc_mu;
 std::map<uintptr_t, Allocation> g_allocs;  // read-only while a kernel runs (but for the written bits)
 } // namespace
 
-void register_global(const void* p, size_t bytes, const std::string& name) {
+void register_global(const void* p, size_t bytes, const std::string& name, size_t element_bytes) {
     std::lock_guard lk(g_alloc_mu);
     std::shared_ptr<uint8_t[]> written(new uint8_t[(bytes + 7) / 8]());
-    g_allocs[uintptr_t(p)] = {uintptr_t(p), bytes, name, std::move(written)};
+    g_allocs[uintptr_t(p)] = {uintptr_t(p), bytes, name, std::max<size_t>(element_bytes, 1), std::move(written)};
 }
 void unregister_global(const void* p) {
     std::lock_guard lk(g_alloc_mu);
@@ -43,6 +43,18 @@ size_t registered_written_global_bytes() {
         if (bits && std::any_of(bits, bits + (a.bytes + 7) / 8, [](uint8_t b) { return b != 0; })) n += a.bytes;
     }
     return n;
+}
+
+GlobalFootprint registered_footprint() {
+    std::lock_guard lk(g_alloc_mu);
+    GlobalFootprint f;
+    for (const auto& [base, a] : g_allocs) {
+        const uint8_t* bits = a.written.get();
+        const bool data = bits && std::any_of(bits, bits + (a.bytes + 7) / 8, [](uint8_t b) { return b != 0; });
+        (data ? f.data_bytes : f.fresh_bytes) += a.bytes;
+        (data ? f.data_elements : f.fresh_elements) += a.bytes / a.element_bytes;
+    }
+    return f;
 }
 
 const Allocation* find_allocation(uintptr_t p, size_t bytes) {

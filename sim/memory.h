@@ -20,6 +20,7 @@ struct Allocation {
     uintptr_t base;
     size_t bytes;
     std::string name;
+    size_t element_bytes = 1;
     // One bit per byte: written by the host (an upload) or by a kernel. Blocks
     // on several host threads may set bits of one byte at once: atomic.
     std::shared_ptr<uint8_t[]> written;

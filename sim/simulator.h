@@ -86,9 +86,22 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
                         const std::function<void()>& body, const void* kernel_code = nullptr);
 const RunResult& last_run();
 
+// The host threads a launch runs its blocks on (Options::host_threads, else
+// $TKLAB_SIM_THREADS, else 1).
+int simulation_threads();
+
 // Global memory the kernel may touch; accesses elsewhere are faults.
-void register_global(const void* p, size_t bytes, const std::string& name);
+// `element_bytes`: the size of one value (tk::device_buffer<T> passes
+// sizeof(T)), for the estimate of what checking the output will need.
+void register_global(const void* p, size_t bytes, const std::string& name, size_t element_bytes = 1);
 void unregister_global(const void* p);
+// The registered buffers before a run, split into those holding data (an
+// upload wrote them) and fresh ones (the outputs a check will download).
+struct GlobalFootprint {
+    uint64_t data_bytes = 0, data_elements = 0;
+    uint64_t fresh_bytes = 0, fresh_elements = 0;
+};
+GlobalFootprint registered_footprint();
 // The host wrote these bytes (an upload): reading them is not an uninitialised read.
 void mark_global_written(const void* p, size_t bytes);
 

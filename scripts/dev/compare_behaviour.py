@@ -556,7 +556,8 @@ def json_str(s):
 #     time the simulator took ("wall_seconds": 0.0092... in JSON, a float64
 #     in CBOR). Replaced by <wall_seconds>.
 #  N2 `tklab: simulated N warp instructions in 0.01 s` on stderr: the same
-#     wall time. The seconds are replaced; N is kept.
+#     wall time, and the memory peak and estimate after it (they depend on
+#     the machine). The seconds and memory are replaced; N is kept.
 #  N3 `tklab: wrote X.json (139.3 KB, 64.6 bytes per warp instruction)`: a
 #     JSON trace's size moves with N1's number of digits (0.01357683 vs
 #     0.009228341). For .json traces only; the trace itself is compared, so
@@ -604,6 +605,7 @@ class Normaliser:
         # N2
         if on["N2"]:
             s = re.sub(r"(simulated \d+ warp instructions in )[0-9.]+( s)", r"\1<seconds>\2", s)
+            s = re.sub(r"; memory peak [^\n]*", "; memory peak <bytes>", s)
         # N3
         if on["N3"]:
             s = re.sub(r"(wrote \S+\.json \()[0-9.]+ (?:bytes|KB|MB), [0-9.]+( bytes per warp instruction\))",

@@ -1,29 +1,46 @@
-# A run that runs out of memory in host code ends with a message naming the
-# phase, the size, the memory it had and the fix, and exit 1; with the fix it
-# names (--no-check) the same run passes under the same limit. The limit is
-# the process's address space (ulimit -v): about 400 MB is enough to simulate
-# layernorm at 8192 x 2048, its CPU reference needs more than 700 MB.
-set(limit_kb 550000)
-function(run_limited out_var rc_var)
+# A run too big for the memory it may use is refused before anything is
+# simulated, with the estimate, the memory it had and the fix, and exit 1;
+# with the fix it names (--no-check) the same run passes under the same
+# limit. Data too big to make at all is a message naming that phase. The
+# limit is the process's address space (ulimit -v): layernorm at 8192 x 2048
+# holds about 220 MB of data and simulates in about 400 MB of address space;
+# its CPU reference needs 600 MB more.
+function(run_limited limit_kb out_var rc_var)
   execute_process(COMMAND sh -c "ulimit -v ${limit_kb} && exec \"$0\" \"$@\"" ${TOOL} run layernorm --size rows=8192,D=2048
                           --timeline-blocks none --color never ${ARGN}
                   OUTPUT_VARIABLE out ERROR_VARIABLE err RESULT_VARIABLE rc)
   set(${out_var} "${out}${err}" PARENT_SCOPE)
   set(${rc_var} "${rc}" PARENT_SCOPE)
 endfunction()
+function(expect_all out)
+  foreach(want ${ARGN})
+    string(FIND "${out}" "${want}" at)
+    if(at EQUAL -1)
+      message(FATAL_ERROR "the out-of-memory report lacks \"${want}\":\n${out}")
+    endif()
+  endforeach()
+endfunction()
 set(ENV{TKLAB_SIM_THREADS} 1)
-run_limited(out rc)
+
+run_limited(550000 out rc)
 if(NOT rc EQUAL 1)
-  message(FATAL_ERROR "expected exit 1 for a run out of memory, got ${rc}:\n${out}")
+  message(FATAL_ERROR "expected exit 1 for a run that cannot fit, got ${rc}:\n${out}")
 endif()
 # (The report wraps the message: short pieces.)
-foreach(want "run: out of memory" "checking the result against the CPU" "D=2048,rows=8192" "(ulimit -v)" "(--no-check)")
-  string(FIND "${out}" "${want}" at)
-  if(at EQUAL -1)
-    message(FATAL_ERROR "the out-of-memory report lacks \"${want}\":\n${out}")
-  endif()
-endforeach()
-run_limited(out rc --no-check)
+expect_all("${out}" "run: out of memory" "to check the result against the CPU" "D=2048,rows=8192" "(ulimit -v)"
+           "Nothing was simulated" "(--no-check needs" "simulated 0 warp instructions")
+
+run_limited(550000 out rc --no-check)
 if(NOT rc EQUAL 0)
-  message(FATAL_ERROR "with --no-check the run should fit in ${limit_kb} KB of address space, but exited ${rc}:\n${out}")
+  message(FATAL_ERROR "with --no-check the run should fit in 550000 KB of address space, but exited ${rc}:\n${out}")
+endif()
+
+run_limited(200000 out rc)
+if(NOT rc EQUAL 1)
+  message(FATAL_ERROR "expected exit 1 for data that cannot be made, got ${rc}:\n${out}")
+endif()
+expect_all("${out}" "run: out of memory" "while setting up its data" "(ulimit -v)")
+string(FIND "${out}" "--no-check" at)
+if(NOT at EQUAL -1)
+  message(FATAL_ERROR "--no-check cannot help when the data does not fit, yet the message offers it:\n${out}")
 endif()

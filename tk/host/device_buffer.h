@@ -36,7 +36,7 @@ public:
         p_ = static_cast<T*>(std::aligned_alloc(256, (bytes + 255) / 256 * 256));
         if (!p_) throw std::bad_alloc();
         std::memset(static_cast<void*>(p_), 0xff, bytes);  // like fresh device memory: not zero
-        tklab::sim::register_global(p_, n * sizeof(T), name_);
+        tklab::sim::register_global(p_, n * sizeof(T), name_, sizeof(T));
 #endif
     }
     device_buffer(size_t n, const std::vector<T>& init, std::string name = "buffer") : device_buffer(n, std::move(name)) { upload(init); }

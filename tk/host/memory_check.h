@@ -8,6 +8,7 @@
 #include <fstream>
 #include <stdexcept>
 #include <string>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace tk::host {
@@ -23,6 +24,20 @@ inline uint64_t available_memory_bytes() {
         if (key == "MemAvailable:") return kb * 1024;
     const long pages = sysconf(_SC_AVPHYS_PAGES), size = sysconf(_SC_PAGESIZE);
     return pages > 0 && size > 0 ? uint64_t(pages) * uint64_t(size) : 0;
+}
+
+// This process's resident memory now, and the most it has held (Linux's
+// statm and getrusage); 0 when unknown.
+inline uint64_t resident_memory_bytes() {
+    std::ifstream in("/proc/self/statm");
+    uint64_t size = 0, resident = 0;
+    if (!(in >> size >> resident)) return 0;
+    const long page = sysconf(_SC_PAGESIZE);
+    return page > 0 ? resident * uint64_t(page) : 0;
+}
+inline uint64_t peak_resident_memory_bytes() {
+    rusage u{};
+    return getrusage(RUSAGE_SELF, &u) == 0 ? uint64_t(u.ru_maxrss) * 1024 : 0;
 }
 
 inline std::string gigabytes(uint64_t bytes) {
