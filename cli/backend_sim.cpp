@@ -95,16 +95,30 @@ std::string human_bytes(uint64_t b) {
 // estimates: scripts/dev/memory_estimate.sh.
 struct MemoryEstimate {
     uint64_t data = 0, simulator = 0, check = 0;
+    bool data_made = false;  // false: the program's declaration (tk::host::data_size), before making it
     uint64_t total() const { return data + simulator + check; }
 };
+
+// Per host thread: the resident blocks' shared memory and its shadow, and
+// the touched part of their fibers' stacks; measured under 16 MB a thread.
+uint64_t simulator_memory() { return uint64_t(tklab::sim::simulation_threads()) * (16u << 20); }
+
+// Before making the data, when the program declares its size: the data and
+// the simulator (what checking takes is known once the outputs exist).
+MemoryEstimate estimate_data_memory(const tk::host::program& p, const tk::host::dims_t& dims) {
+    MemoryEstimate e;
+    if (!p.data) return e;
+    e.data = uint64_t(p.data(dims).in_host_memory()) + tk::host::resident_memory_bytes();
+    e.simulator = simulator_memory();
+    return e;
+}
 
 MemoryEstimate estimate_run_memory(bool checked) {
     const tklab::sim::GlobalFootprint f = tklab::sim::registered_footprint();
     MemoryEstimate e;
+    e.data_made = true;
     e.data = tk::host::resident_memory_bytes();
-    // Per host thread: the resident blocks' shared memory and its shadow, and
-    // the touched part of their fibers' stacks; measured under 16 MB a thread.
-    e.simulator = uint64_t(tklab::sim::simulation_threads()) * (16u << 20);
+    e.simulator = simulator_memory();
     if (checked) e.check = f.fresh_bytes + f.fresh_elements * (sizeof(float) + sizeof(double)) + f.data_elements * sizeof(float);
     return e;
 }
@@ -116,8 +130,10 @@ struct TooBig : std::runtime_error {
 // Throws TooBig when the estimate does not fit the memory available now
 // (and the address-space limit, when one is set).
 void refuse_if_too_big(const MemoryEstimate& e, const std::string& what, bool checked) {
+    if (e.total() == 0) return;  // no estimate
     uint64_t available = tk::host::available_memory_bytes();
-    const uint64_t needed = e.total() - e.data;  // the data is already resident
+    const uint64_t held = e.data_made ? e.data : tk::host::resident_memory_bytes();
+    const uint64_t needed = e.total() > held ? e.total() - held : 0;
     rlimit r{};
     if (getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
         std::ifstream statm("/proc/self/statm");
@@ -130,13 +146,14 @@ void refuse_if_too_big(const MemoryEstimate& e, const std::string& what, bool ch
     if (available == 0 && tk::host::available_memory_bytes() == 0) return;  // unknown: run, and catch bad_alloc
     if (needed <= available - available / 16) return;
     using tk::host::gigabytes;
-    std::string msg = what + " needs about " + gigabytes(e.total()) + " of memory: " + gigabytes(e.data) + " for its data (made), " +
-                      gigabytes(e.simulator) + " for the simulator" +
-                      (checked ? " and " + gigabytes(e.check) + " to check the result against the CPU reference" : "") +
-                      ". That is " + gigabytes(needed) + " more than it holds now, and the machine has " +
+    const bool with_check = e.data_made && checked;
+    std::string msg = what + " needs about " + gigabytes(e.total()) + " of memory: " + gigabytes(e.data) +
+                      (e.data_made ? " for its data (made)" : " for its data") + (with_check ? ", " : " and ") + gigabytes(e.simulator) +
+                      " for the simulator" +
+                      (with_check ? " and " + gigabytes(e.check) + " to check the result against the CPU reference" : "") + ". That is " + gigabytes(needed) + " more than it holds now, and the machine has " +
                       gigabytes(tk::host::available_memory_bytes()) + " available" + address_space_limit() +
-                      ". Nothing was simulated. fix: run a smaller size (--size)";
-    if (checked && e.simulator <= available - available / 16)
+                      (e.data_made ? ". Nothing was simulated" : ". Nothing was made or simulated") + ". fix: run a smaller size (--size)";
+    if (e.data_made && checked && e.simulator <= available - available / 16)
         msg += ", skip the check (--no-check needs " + gigabytes(e.data + e.simulator) + ")";
     throw TooBig(msg + ", or use a machine with more memory");
 }
@@ -189,6 +206,7 @@ int cmd_run(const RunArgs& a) {
     const char* phase = "setting up its data";  // what was running, for an out-of-memory message
     MemoryEstimate estimate;
     try {
+        refuse_if_too_big(estimate_data_memory(p, dims), p.name + " at " + size_text(dims), !a.no_check);
         auto c = p.make(dims, a.seed);
         estimate = estimate_run_memory(!a.no_check);
         refuse_if_too_big(estimate, p.name + " at " + size_text(dims), !a.no_check);

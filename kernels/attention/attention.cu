@@ -41,6 +41,7 @@ TKLAB_PROGRAM(attention, tk::host::program_def<Data>{
         return -1;
 #endif
     },
+    .data = attention::data_size,
 });
 
 } // namespace

@@ -43,6 +43,12 @@ inline Data make_inputs(const tk::host::dims_t& dims, unsigned seed) {
     return g;
 }
 
+// What make_inputs takes: Q, K and V on the host; those and O on the device.
+inline tk::host::data_size data_size(const tk::host::dims_t& dims) {
+    const double count = double(dims.at("B")) * dims.at("H") * dims.at("N") * dims.at("D");
+    return {.host = 3 * 2 * count, .device = 4 * 2 * count};
+}
+
 // softmax(Q K^T / sqrt(D)) V per (batch, head), in float64.
 inline std::vector<double> reference(const Data& g, bool causal) {
     const auto q = tk::host::to_floats(g.q), k = tk::host::to_floats(g.k), v = tk::host::to_floats(g.v);

@@ -32,6 +32,7 @@ TKLAB_PROGRAM(gemm, tk::host::program_def<gemm::Data>{
         return -1;
 #endif
     },
+    .data = gemm::data_size,
 });
 
 } // namespace

@@ -34,6 +34,12 @@ inline Data make_inputs(const tk::host::dims_t& d, unsigned seed, unsigned b_see
     return g;
 }
 
+// What make_inputs takes: A and B on the host, and A, B and C on the device.
+inline tk::host::data_size data_size(const tk::host::dims_t& d) {
+    const double m = d.at("M"), n = d.at("N"), k = d.at("K");
+    return {.host = 2 * (m * k + k * n), .device = 2 * (m * k + k * n) + 4 * m * n};
+}
+
 // C = A * B in float64, from the very bf16 values the kernel reads.
 inline std::vector<double> reference(const Data& g) {
     return tk::host::matmul_reference(tk::host::to_floats(g.a), tk::host::to_floats(g.b), g.m, g.n, g.k);

@@ -31,6 +31,12 @@ Data make_inputs(const tk::host::dims_t& d, unsigned seed) {
 
 // "cluster" runs in pairs of blocks where M allows it (a multiple of 256
 // rows), else as bulk_store: the program takes every size its dims allow.
+// A and B on the host; A, B and C (bf16) on the device.
+tk::host::data_size data_size(const tk::host::dims_t& d) {
+    const double m = d.at("M"), n = d.at("N"), k = d.at("K");
+    return {.host = 2 * (m * k + k * n), .device = 2 * (m * k + k * n + m * n)};
+}
+
 bool clustered(const Data& d, const std::string& variant) {
     return variant == "cluster" && gemm_hopper::fits<gemm_hopper::layout_cluster>(d.globals());
 }
@@ -67,6 +73,7 @@ TKLAB_PROGRAM(gemm_hopper, tk::host::program_def<Data>{
         return -1;
 #endif
     },
+    .data = data_size,
 });
 
 } // namespace

@@ -30,6 +30,7 @@ TKLAB_PROGRAM(layernorm, tk::host::program_def<layernorm::Data>{
 #endif
     },
     .bytes = [](const tk::host::dims_t& d) { return layernorm::bytes(d.at("rows"), d.at("D")); },
+    .data = layernorm::data_size,
 });
 
 } // namespace

@@ -77,6 +77,13 @@ inline std::vector<float> output(const Data& g) {
 
 // Bytes one run must move: x and residual in, residual_out and out back (rows
 // x D bf16 each), weight and bias once.
+// What make_inputs takes: x, residual, weight and bias on the host; those and
+// the two outputs on the device.
+inline tk::host::data_size data_size(const tk::host::dims_t& dims) {
+    const double n = double(dims.at("rows")) * dims.at("D"), d = dims.at("D");
+    return {.host = 2 * (2 * n + 2 * d), .device = 2 * (4 * n + 2 * d)};
+}
+
 inline double bytes(int rows, int d) { return 4.0 * 2.0 * double(rows) * d + 2.0 * 2.0 * d; }
 
 // One bf16 rounding of each stored value is at most 2^-8 of it (8 significant

@@ -31,6 +31,7 @@ TKLAB_PROGRAM(rotary, tk::host::program_def<rotary::Data>{
 #endif
     },
     .bytes = [](const tk::host::dims_t& d) { return rotary::bytes(d.at("B"), d.at("H"), d.at("N"), d.at("D")); },
+    .data = rotary::data_size,
 });
 
 } // namespace

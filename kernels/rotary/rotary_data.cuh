@@ -65,6 +65,14 @@ inline std::vector<double> reference(const Data& g) {
 
 inline std::vector<float> output(const Data& g) { return tk::host::to_floats(g.dout->download()); }
 
+// What make_inputs takes: x and the two fp32 tables (N x D/2) on the host;
+// those and out on the device.
+inline tk::host::data_size data_size(const tk::host::dims_t& dims) {
+    const double count = double(dims.at("B")) * dims.at("H") * dims.at("N") * dims.at("D");
+    const double tables = 2.0 * dims.at("N") * (dims.at("D") / 2);
+    return {.host = 2 * count + 4 * tables, .device = 2 * 2 * count + 4 * tables};
+}
+
 // Bytes one run must move: x in and out back (bf16), the two fp32 tables once.
 inline double bytes(int b, int h, int n, int d) { return 2.0 * 2.0 * double(b) * h * n * d + 2.0 * 4.0 * double(n) * (d / 2); }
 

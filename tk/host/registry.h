@@ -31,6 +31,15 @@ struct problem_dim {
 
 using dims_t = std::map<std::string, int>;
 
+// What a problem's data takes once made: host vectors, and device buffers
+// (which the simulator keeps in host memory, with a written bit per byte).
+// Declared so `tklab run` can refuse a size before spending minutes making
+// data that will not fit; tests/programs checks each declaration.
+struct data_size {
+    double host = 0, device = 0;  // bytes
+    double in_host_memory() const { return host + device * 9 / 8; }
+};
+
 struct check_result {
     std::string output;
     double max_error = 0, tolerance = 0;
@@ -54,6 +63,7 @@ struct program {
     std::vector<problem_dim> dims;
     std::function<double(const dims_t&, const std::string& variant)> flops;  // for rates; may be empty
     std::function<double(const dims_t&)> bytes;  // bytes moved per run, for memory rates; may be empty
+    std::function<data_size(const dims_t&)> data;  // what make() takes; may be empty
     std::function<std::unique_ptr<program_case>(const dims_t&, unsigned seed)> make;
 
     // The dims with defaults filled in; throws std::invalid_argument naming a bad one.
@@ -98,6 +108,7 @@ struct program_def {
     std::function<double(const dims_t&, const std::string& variant)> variant_flops = {};
     std::function<double(Data&, const std::string& variant)> time_ms;  // optional: a GPU timing loop
     std::function<double(const dims_t&)> bytes = {};               // bytes a run must move (GB/s): memory-bound kernels
+    std::function<data_size(const dims_t&)> data = {};             // what inputs() makes: for sizes that reach gigabytes
 };
 
 // Variants that differ only in the kernel they launch (a lesson's exercise,
@@ -150,7 +161,7 @@ program make_program(program_def<Data> d) {
     auto def = std::make_shared<const program_def<Data>>(std::move(d));
     std::function<double(const dims_t&, const std::string&)> flops = def->variant_flops;
     if (!flops && def->flops) flops = [f = def->flops](const dims_t& d, const std::string&) { return f(d); };
-    program p{def->name, def->kind, def->summary, def->variants, def->dims, std::move(flops), def->bytes, {}};
+    program p{def->name, def->kind, def->summary, def->variants, def->dims, std::move(flops), def->bytes, def->data, {}};
     p.make = [def](const dims_t& dims, unsigned seed) -> std::unique_ptr<program_case> {
         return std::make_unique<typed_case<Data>>(def, def->inputs(dims, seed));
     };
