@@ -28,7 +28,8 @@ enum class Stall : uint8_t {
     long_scoreboard,     // global memory / cp.async data not yet back
     short_scoreboard,    // shared memory / shuffle data not yet back
     mio_throttle,        // shared-memory pipe busy (bank-conflict wavefronts queue here)
-    math_pipe_throttle,  // tensor pipe busy
+    math_pipe_throttle,  // tensor pipe busy with another warp's mma
+    wait,                // a fixed interval after the warp's own previous mma (Nsight's "wait")
     count_
 };
 const char* stall_name(Stall s);

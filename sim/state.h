@@ -214,6 +214,7 @@ struct SmPipes {
     uint64_t smem_free = 0;         // the shared-memory pipe's next free cycle
     uint64_t tensor_free[4] = {};   // each sub-partition's tensor pipe
     uint64_t copy_engine_free = 0;  // the bulk copy engine's (TMA's) next free cycle
+    int tensor_last[4] = {-1, -1, -1, -1};  // the SM warp slot that last issued on each tensor pipe
 };
 
 struct Block {

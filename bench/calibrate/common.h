@@ -110,5 +110,6 @@ void run_shared(Ctx& c);
 void run_tensor(Ctx& c);
 void run_global(Ctx& c);
 void run_async(Ctx& c);
+void run_frontend(Ctx& c);
 
 } // namespace cal

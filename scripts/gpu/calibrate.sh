@@ -10,7 +10,7 @@
 #   scripts/gpu/calibrate.sh [OUTPUT_JSON] [--arch NAME] [--only FAMILIES] [--bin PATH]
 # OUTPUT_JSON   default results/calibration_h100.json
 # --arch NAME   the cost model to compare with, sim/arch/NAME.json (default h100)
-# --only F,...  run some families only: issue, shared, tensor, async, global
+# --only F,...  run some families only: issue, shared, tensor, async, global, frontend
 # --bin PATH    run an already built binary instead of building (the CMake
 #               build makes build/bench/calibrate when it has CUDA)
 # Needs nvcc and python3 (and ncu for the launch overhead); takes about a

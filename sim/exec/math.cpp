@@ -80,9 +80,14 @@ void Executor::mma() {
         const int gid = l / 4, tig = l % 4;
         for (int i = 0; i < 4; ++i) d[i] = float(D[gid + 8 * (i >> 1)][2 * tig + (i & 1)]);
     }
-    uint64_t& pipe = b_.sm->tensor_free[(b_.warp_base + w_.id) % 4];
-    wait_until(pipe, Stall::math_pipe_throttle);
+    // One tensor pipe per sub-partition. Waiting behind the warp's own last
+    // mma is the fixed issue interval Nsight calls "wait"; behind another
+    // warp's, the pipe is the bottleneck (math_pipe_throttle).
+    const int slot = b_.warp_base + w_.id, sub = slot % 4;
+    uint64_t& pipe = b_.sm->tensor_free[sub];
+    wait_until(pipe, b_.sm->tensor_last[sub] == slot ? Stall::wait : Stall::math_pipe_throttle);
     pipe = t_ + cost_.mma_pipe_cycles;
+    b_.sm->tensor_last[sub] = slot;
     w_.clock = t_ + cost_.issue_cycles;
 }
 

@@ -41,6 +41,7 @@ ImU32 stall_color(const std::string& stall) {
     if (stall == "short_scoreboard") return IM_COL32(60, 150, 160, 255);
     if (stall == "mio_throttle") return IM_COL32(230, 70, 60, 255);
     if (stall == "math_pipe_throttle") return IM_COL32(90, 160, 60, 255);
+    if (stall == "wait") return IM_COL32(200, 170, 60, 255);
     return IM_COL32(90, 90, 90, 255);
 }
 
