@@ -111,5 +111,6 @@ void run_tensor(Ctx& c);
 void run_global(Ctx& c);
 void run_async(Ctx& c);
 void run_frontend(Ctx& c);
+void run_alu(Ctx& c);
 
 } // namespace cal

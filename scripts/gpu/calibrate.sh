@@ -10,7 +10,7 @@
 #   scripts/gpu/calibrate.sh [OUTPUT_JSON] [--arch NAME] [--only FAMILIES] [--bin PATH]
 # OUTPUT_JSON   default results/calibration_h100.json
 # --arch NAME   the cost model to compare with, sim/arch/NAME.json (default h100)
-# --only F,...  run some families only: issue, shared, tensor, async, global, frontend
+# --only F,...  run some families only: issue, shared, tensor, async, global, frontend, alu
 # --bin PATH    run an already built binary instead of building (the CMake
 #               build makes build/bench/calibrate when it has CUDA)
 # Needs nvcc and python3 (and ncu for the launch overhead); takes about a
@@ -42,7 +42,7 @@ if [ -z "$bin" ]; then
   echo "==> building bench/calibrate (nvcc, sm_90a)"
   pids=()
   for src in bench/calibrate/*.cu; do
-    "$nvcc" -std=c++17 -O3 -gencode=arch=compute_90a,code=sm_90a -I. -c "$src" -o "$work/$(basename "$src" .cu).o" \
+    "$nvcc" -std=c++20 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -I. -c "$src" -o "$work/$(basename "$src" .cu).o" \
       >"$work/$(basename "$src" .cu).log" 2>&1 &
     pids+=($!)
   done
