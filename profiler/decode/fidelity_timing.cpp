@@ -122,6 +122,15 @@ TimingFidelity compare_timing(const trace::Trace& sim, const trace::Trace& gpu) 
         std::map<std::pair<std::string, int>, std::map<std::string, uint64_t>> sim_lines;
         if (l.summary && l.summary->warp_cycles > 0) {
             const trace::Summary& s = *l.summary;
+            // A warp's issue cycles are what PC sampling calls "selected": the
+            // simulator's are its instructions' (issue_cycles each).
+            const uint64_t issue = sim.arch.is_object() && sim.arch.contains("issue_cycles") && sim.arch["issue_cycles"].is_number_unsigned()
+                                       ? sim.arch["issue_cycles"].get<uint64_t>()
+                                       : 1;
+            if (s.warp_instructions) {
+                stalls["selected"].name = "selected";
+                stalls["selected"].sim = double(s.warp_instructions * issue) / double(s.warp_cycles);
+            }
             for (size_t k = 1; k < s.stall_cycles.size() && k < sim.stalls.size(); ++k) {
                 if (!s.stall_cycles[k]) continue;
                 const std::string name = hardware_stall_name(sim.stalls[k]);
@@ -131,6 +140,7 @@ TimingFidelity compare_timing(const trace::Trace& sim, const trace::Trace& gpu) 
             for (const trace::LineStalls& ls : s.line_stalls) {
                 if (ls.loc >= sim.locations.size()) continue;
                 auto& m = sim_lines[{file_of(sim, ls.loc), sim.locations[ls.loc].line}];
+                if (ls.instructions) m["selected"] += ls.instructions * issue;
                 for (size_t k = 1; k < ls.cycles.size() && k < sim.stalls.size(); ++k)
                     if (ls.cycles[k]) m[hardware_stall_name(sim.stalls[k])] += ls.cycles[k];
             }
@@ -208,7 +218,7 @@ void write_timing(std::ostream& out, const TimingFidelity& f, bool color) {
             for (const HotLine& h : l.hot_lines) {
                 std::snprintf(line, sizeof line, "      %5.1f%%  %-40s GPU %-17s simulator %-17s ", h.gpu_share * 100.0,
                               fit(h.file + ":" + std::to_string(h.line), 40).c_str(), h.gpu_reason.c_str(),
-                              h.sim_reason.empty() ? "(no stall)" : h.sim_reason.c_str());
+                              h.sim_reason.empty() ? "(not run)" : h.sim_reason.c_str());
                 out << line << paint(h.agrees() ? "agrees" : "differs", h.agrees()) << "\n";
             }
         }

@@ -35,7 +35,10 @@ struct HotLine {
     int line = 0;
     double gpu_share = 0;        // of the launch's samples
     std::string gpu_reason;      // the most sampled reason on it
-    std::string sim_reason;      // the simulator's most stalled reason on it (hardware name); "" when it never stalls there
+    // The simulator's largest reason on it (hardware names): a stall, or
+    // "selected" when its instructions' issue cycles outweigh its stalls;
+    // "" when the simulator ran nothing there.
+    std::string sim_reason;
     bool agrees() const { return gpu_reason == sim_reason; }
 };
 

@@ -159,3 +159,27 @@ TEST_CASE("timing fidelity: stall shares and hot lines, with the mbarrier wait u
     CHECK_THAT(table.str(), Catch::Contains("top reason agrees on 1 of 2"));
     CHECK_THAT(table.str(), Catch::Contains("not modelled"));
 }
+
+TEST_CASE("timing fidelity: the simulator's issue cycles are PC sampling's 'selected'", "[fidelity]") {
+    Pair p = make_pair(11, 1, 3);
+    tklab::trace::Summary& s = *p.sim.launches[0].summary;
+    s.warp_instructions = 250;  // of 1000 warp-cycles
+    // Line 79 issues 200 instructions and stalls 150 cycles: issuing is its largest share.
+    s.line_stalls = {{1, 10, {0, 10, 250, 0}}, {2, 200, {0, 90, 50, 10}}};
+    p.sim.arch = {{"clock_mhz", 2000}, {"issue_cycles", 1}};
+    const TimingFidelity f = compare_timing(p.sim, p.gpu);
+    const auto& l = f.launches.at(0);
+    bool found = false;
+    for (const auto& r : l.stalls)
+        if (r.name == "selected") {
+            found = true;
+            CHECK(*r.sim == Approx(0.25));
+            CHECK(*r.gpu == Approx(0.2));
+        }
+    CHECK(found);
+    REQUIRE(l.hot_lines.size() == 2);
+    CHECK(l.hot_lines[1].line == 79);
+    CHECK(l.hot_lines[1].sim_reason == "selected");
+    CHECK(l.hot_lines[1].agrees());
+    CHECK(l.hot_lines[0].sim_reason == "long_scoreboard");  // 250 stalled cycles outweigh 10 issued
+}
