@@ -27,12 +27,16 @@ enum class Op : uint8_t {
     wgmma,                         // wgmma_flags, n, accumulate
     wgmma_fence, wgmma_commit, wgmma_wait,  // wgmma_wait: pending
     setmaxnreg,                    // registers, increase
+    alu,                           // n elements of the tile library's register arithmetic (alu_kind)
     count_
 };
 const char* op_name(Op op);
 
 enum class ShflMode : uint8_t { idx, up, down, bfly };
 enum class MmaType : uint8_t { bf16, f16 };
+// The tile library's per-element register arithmetic, priced per element by
+// sim/arch/<name>.json's "alu" (measured: bench/calibrate/alu.cu).
+enum class AluKind : uint8_t { simple, exp, exp2, log, div, convert, count_ };
 // LaneOp::flag bits of a wgmma (m64nNk16, bf16 in, f32 accumulate).
 enum WgmmaFlags : uint8_t { wgmma_a_in_registers = 1, wgmma_trans_a = 2, wgmma_trans_b = 4 };
 
@@ -61,6 +65,7 @@ struct LaneOp {
     bool transpose = false;       // ldmatrix, stmatrix: .trans
     ShflMode shfl_mode = ShflMode::idx;  // shfl
     MmaType mma_type = MmaType::bf16;    // mma
+    AluKind alu_kind = AluKind::simple;  // alu
     uint8_t wgmma_flags = 0;      // wgmma: WgmmaFlags
     bool accumulate = false;      // wgmma: D += A * B (scale-d 1), else D = A * B
     bool arrive = false;          // mbarrier.expect_tx: arrive.expect_tx (the bytes, then an arrival)
@@ -75,7 +80,7 @@ struct LaneOp {
     uint32_t tx_bytes = 0;        // mbarrier.expect_tx: transaction bytes the phase expects
     uint32_t pending = 0;         // cp.async, bulk and wgmma wait_group: groups that may stay pending
     uint32_t shfl_lane = 0;       // shfl: source lane (idx), lane delta (up, down) or lane mask (bfly)
-    uint32_t n = 0;               // wgmma: N (columns of B and D)
+    uint32_t n = 0;               // wgmma: N (columns of B and D); alu: elements per lane
     uint32_t registers = 0;       // setmaxnreg: registers per thread
     uint32_t mask = 0xffffffffu;  // member mask (shfl, syncwarp)
     const void* gptr = nullptr;   // global address

@@ -1,4 +1,5 @@
 #include "sim/cost_model.h"
+#include "sim/api.h"
 #include <fstream>
 #include <sstream>
 #include <stdexcept>
@@ -78,6 +79,14 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.dram_bytes_per_cycle_per_sm = get_rate(j, "memory.dram_bytes_per_cycle_per_sm");
     m.dram_bytes_per_cycle_one_sm = get_rate(j, "memory.dram_bytes_per_cycle_one_sm");
     m.sector_bytes = get_int(j, "memory.sector_bytes");
+    {
+        const char* kinds[] = {"simple", "exp", "exp2", "log", "div", "convert"};
+        static_assert(sizeof(kinds) / sizeof(kinds[0]) == size_t(AluKind::count_));
+        for (size_t k = 0; k < size_t(AluKind::count_); ++k) {
+            m.alu[k].latency = get_rate(j, ("alu." + std::string(kinds[k]) + ".latency").c_str());
+            m.alu[k].throughput = get_rate(j, ("alu." + std::string(kinds[k]) + ".throughput").c_str());
+        }
+    }
     m.launch_overhead_cycles = get_int(j, "launch.overhead_cycles");
     m.launch_dispatch_cycles_per_block = get_rate(j, "launch.dispatch_cycles_per_block");
     if (m.sector_bytes < 1) throw std::runtime_error("cost model: field 'memory.sector_bytes' must be at least 1");

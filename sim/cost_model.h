@@ -29,6 +29,11 @@ struct CostModel {
     double l2_bytes_per_cycle_per_sm = 1, l2_bytes_per_cycle_one_sm = 1;
     double dram_bytes_per_cycle_per_sm = 1, dram_bytes_per_cycle_one_sm = 1;
     int sector_bytes = 32;  // global accesses move whole sectors
+    // The tile library's register arithmetic, cycles per element of a warp's
+    // op: alone on its sub-partition (latency) and what it takes of the
+    // sub-partition's issue slot (throughput). Indexed by AluKind.
+    struct AluCost { double latency = 1, throughput = 1; };
+    AluCost alu[6];  // AluKind's count (sim/api.h; cost_model.cpp checks)
     int launch_overhead_cycles = 0;  // a launch's time beyond its blocks' (start-up and drain), one block
     double launch_dispatch_cycles_per_block = 0;  // what each block more of the first wave adds to it
 

@@ -42,6 +42,7 @@ constexpr Instruction kTable[] = {
     {Op::wgmma_commit,       "wgmma.commit_group",          F::wgmma,          M::whole_warp,  false,  S::none,      A::none,       false},
     {Op::wgmma_wait,         "wgmma.wait_group",            F::wgmma,          M::whole_warp,  false,  S::none,      A::none,       false},
     {Op::setmaxnreg,         "setmaxnreg",                  F::wgmma,          M::whole_warp,  false,  S::none,      A::none,       false},
+    {Op::alu,                "alu",                         F::math,           M::arrived,     waits,  S::none,      A::none,       false},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == size_t(Op::count_), "one row per Op");
 

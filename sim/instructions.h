@@ -19,7 +19,7 @@ namespace tklab::sim {
 // The file of sim/exec/ that performs the instruction.
 enum class Family : uint8_t {
     shared_memory,  // ld/st.shared, ldmatrix, stmatrix
-    math,           // mma.sync, shfl.sync
+    math,           // mma.sync, shfl.sync, the tile library's register arithmetic (alu)
     barriers,       // bar.*, bar.warp.sync, mbarrier.*
     global_memory,  // ld/st.global, cp.async and its groups
     bulk_copy,      // cp.async.bulk.tensor (TMA), its groups, fence.proxy.async

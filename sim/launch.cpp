@@ -306,7 +306,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     g_last.arch = cost.name;
     g_last.compiler = compiler_figures_for(kernel_code);
     g_last.first_wave_blocks = first_wave(cost, nthreads, smem_bytes, g_last.compiler, nblocks);
-    const MemoryPath memory = memory_path(cost);
+    MemoryPath memory = memory_path(cost);
     Observer* obs = g_observer;
     if (obs) obs->launch_begin(g_last, cost);
     const bool keep = options().keep_blocks;
@@ -340,6 +340,12 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     if (!g_last.compiler && per_sm > 1 && nblocks > uint64_t(multiprocessors()))
         per_sm = probe_blocks_per_sm(kernel, Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, memory, per_sm);
     const SmLayout layout = sm_layout(nblocks, multiprocessors(), per_sm);
+    // Stores leave each SM at its share of L2's bandwidth: all of one SM's
+    // rate when few SMs are busy, the device's total over them when many are.
+    {
+        const double busy = double(std::min<uint64_t>(std::max<uint64_t>(layout.groups(), 1), uint64_t(multiprocessors())));
+        memory.store_bytes_per_cycle = std::min(cost.l2_bytes_per_cycle_one_sm, cost.l2_bytes_per_cycle_per_sm * double(cost.sms) / busy);
+    }
     std::vector<uint64_t> block_cycles(nblocks);
     std::atomic<uint64_t> next_group{0};
     auto worker = [&] {

@@ -93,7 +93,8 @@ void BlockRunner::finish() {
     check_transactions_settled(b_);
     check_barriers_settled(b_);
     uint64_t end = 0;
-    for (Warp& w : b_.warps) end = std::max(end, w.clock);
+    // A warp exits once its global stores are acknowledged (drain).
+    for (Warp& w : b_.warps) end = std::max({end, w.clock, w.stores_done});
     b_.out->trace.cycles = end;
 }
 

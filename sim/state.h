@@ -86,6 +86,12 @@ struct Warp {
     uint32_t live = 0;    // lanes that have not exited
     uint64_t clock = 0;
     uint64_t load_ready = 0;  // when outstanding loads have landed
+    // The tile op whose global loads count as issued together (its op_seq),
+    // from when its first one issued, and how many it has issued.
+    uint32_t hoist_seq = 0;
+    uint64_t hoist_start = 0;
+    uint32_t hoist_count = 0;
+    uint64_t stores_done = 0;  // when its global stores are acknowledged: its exit waits for them (drain)
     uint32_t loaded_regs = 0, peak_loaded_regs = 0;  // registers loads filled that nothing has read yet, per lane
     Stall load_stall = Stall::none;
     WarpState state = WarpState::runnable;
@@ -135,6 +141,7 @@ struct MemoryPath {
     uint64_t footprint = 0;       // bytes of the launch's buffers
     uint64_t read_footprint = 0;  // of them, the buffers holding data (anything written them)
     int load_latency = 0, cp_async_latency = 0, tma_latency = 0;
+    double store_bytes_per_cycle = 1;  // one SM's stores to L2, by how many SMs the launch keeps busy
 };
 
 struct BarrierState {
@@ -215,6 +222,8 @@ struct SmPipes {
     uint64_t tensor_free[4] = {};   // each sub-partition's tensor pipe
     uint64_t copy_engine_free = 0;  // the bulk copy engine's (TMA's) next free cycle
     int tensor_last[4] = {-1, -1, -1, -1};  // the SM warp slot that last issued on each tensor pipe
+    double issue_free[4] = {};              // each sub-partition's issue slot, as the register arithmetic fills it
+    double store_free = 0;  // the SM's stores leave through its share of L2's bandwidth
 };
 
 struct Block {

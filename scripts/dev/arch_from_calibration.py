@@ -6,7 +6,8 @@ gets the measured value (converted as the table below says), and the model's
 its method, the GPU and the date. Fields no microbenchmark measures keep their
 value and are listed under "estimated". The launch figures come from
 scripts/gpu/launch_overhead.sh's JSON, results/launch_overhead_h100.json
-(launch_overhead_NAME.json beside the calibration's), when it is there.
+(launch_overhead_NAME.json beside the calibration's), when it is there, and
+the register arithmetic from calibration_alu_NAME.json beside it.
   scripts/dev/arch_from_calibration.py results/calibration_h100.json sim/arch/h100.json
 tests/sim/test_cost_model.cpp checks that the two files agree."""
 import json
@@ -57,6 +58,31 @@ DERIVED = {
                          "latency of an 8 KiB box minus its 8 KiB / tma.bytes_per_cycle (the model adds those)"),
 }
 
+# The tile library's register arithmetic (bench/calibrate/alu.cu, in
+# calibration_alu_NAME.json beside the calibration): cycles per element of a
+# warp's op, with one warp per sub-partition (latency: the op's instructions
+# and their dependent waits) and with four (throughput: the sub-partition's
+# issue slot). Where the benchmark adds a cheap op to keep values in range,
+# that op's figure is taken off.
+ALU = "alu.{}_cycles_per_element_{}w_per_smsp"
+ALU_DERIVED = {}
+for kind, bench, helper, why in [
+        ("simple", "mul_scalar", None, "add, sub, mul, min, max, fills and copies: one instruction an element"),
+        ("exp", "exp", "mul_scalar", "expf, less the mul the benchmark adds"),
+        ("exp2", "exp2", "mul_scalar", "ex2.approx (the special-function unit), less the mul the benchmark adds"),
+        ("log", "log", "mul_scalar", "logf, less the scalar add the benchmark adds (priced as a scalar mul)"),
+        ("div", "div", None, "IEEE float division"),
+        ("convert", "convert_bf16", None, "float to bf16 and back is two conversions: half the figure")]:
+    for field, w in (("latency", 1), ("throughput", 4)):
+        names = (ALU.format(bench, w),) + ((ALU.format(helper, w),) if helper else ())
+        if kind == "convert":
+            conv = lambda a: round(a / 2, 2)
+        elif helper:
+            conv = lambda a, b: round(a - b, 2)
+        else:
+            conv = lambda a: round(a, 2)
+        ALU_DERIVED[f"alu.{kind}.{field}"] = (names, conv, why)
+
 
 def set_path(d, path, value):
     keys = path.split(".")
@@ -81,6 +107,11 @@ def main():
     launch = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "launch_overhead_"))
     if os.path.exists(launch):
         figs.update({f["name"]: f for f in json.load(open(launch))["figures"]})
+    alu = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "calibration_alu_"))
+    derived = dict(DERIVED)
+    if os.path.exists(alu):
+        figs.update({f["name"]: f for f in json.load(open(alu))["figures"]})
+        derived.update(ALU_DERIVED)
     figs["sm_clock_mhz"] = {"value": cal["sm_clock_mhz"]["start"] if isinstance(cal["sm_clock_mhz"], dict) else cal["sm_clock_mhz"],
                             "method": "%clock64 over a %globaltimer interval, under load"}
     measured = {}
@@ -91,7 +122,7 @@ def main():
         measured[field] = {"from": name, "value": figs[name]["value"], "method": figs[name].get("method", "")}
         if why:
             measured[field]["conversion"] = why
-    for field, (names, conv, why) in DERIVED.items():
+    for field, (names, conv, why) in derived.items():
         vals = [figs[n]["value"] for n in names]
         set_path(arch, field, conv(*vals))
         measured[field] = {"from": " - ".join(names), "value": vals, "conversion": why}

@@ -134,6 +134,7 @@ private:
     void math(Op op);
     void mma();
     void shfl();
+    void alu();
 
     // ---- barriers.cpp
     void barriers(Op op);

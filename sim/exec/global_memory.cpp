@@ -41,8 +41,27 @@ void Executor::global_access(Op op) {
             std::memcpy(const_cast<void*>(o.gptr), o.data, bytes);
         }
     });
-    global_traffic(bytes);
-    if (load) note_load(t_ + uint64_t(b_.memory.load_latency), Stall::long_scoreboard, (bytes + 3) / 4);
+    const uint64_t moved = global_traffic(bytes);
+    if (!load) {
+        // The SM's stores leave at its share of L2's bandwidth, each
+        // acknowledged an L2 latency later; a warp's exit waits for its own
+        // (Nsight's "drain").
+        double& q = b_.sm->store_free;
+        q = std::max(q, double(t_)) + double(moved) / b_.memory.store_bytes_per_cycle;
+        w_.stores_done = std::max(w_.stores_done, uint64_t(q + 0.5) + uint64_t(cost_.global_latency));
+    }
+    if (load) {
+        // nvcc issues a tile op's global loads together, ahead of the stores
+        // and math that use them (ptxas schedules across the op's unrolled
+        // loop); the simulator runs them in program order, so each load's data
+        // comes as if issued right after the op's first.
+        uint64_t issued = t_;
+        if (t0_->op_depth > 0) {
+            if (w_.hoist_seq != t0_->op_seq) { w_.hoist_seq = t0_->op_seq; w_.hoist_start = t_; w_.hoist_count = 0; }
+            issued = std::min(t_, w_.hoist_start + uint64_t(w_.hoist_count++) * uint64_t(cost_.global_issue_cycles));
+        }
+        note_load(issued + uint64_t(b_.memory.load_latency), Stall::long_scoreboard, (bytes + 3) / 4);
+    }
     w_.clock = t_ + cost_.global_issue_cycles;
 }
 

@@ -49,6 +49,7 @@ void Executor::math(Op op) {
     switch (op) {
     case Op::mma: mma(); break;
     case Op::shfl: shfl(); break;
+    case Op::alu: alu(); break;
     default: break;
     }
 }
@@ -89,6 +90,18 @@ void Executor::mma() {
     pipe = t_ + cost_.mma_pipe_cycles;
     b_.sm->tensor_last[sub] = slot;
     w_.clock = t_ + cost_.issue_cycles;
+}
+
+// n elements of a tile op's register arithmetic. Alone on its sub-partition a
+// warp takes n x latency (its instructions and their dependent waits); the
+// sub-partition's issue slot gives each op n x throughput, in turn, so warps
+// sharing it overlap up to that rate and queue beyond it.
+void Executor::alu() {
+    const CostModel::AluCost& c = cost_.alu[size_t(op0_->alu_kind)];
+    const double n = double(op0_->n);
+    double& slot = b_.sm->issue_free[size_t((b_.warp_base + w_.id) % 4)];
+    slot = std::max(slot, double(t_)) + n * c.throughput;
+    w_.clock = std::max(t_ + uint64_t(n * c.latency + 0.5), uint64_t(slot + 0.5));
 }
 
 void Executor::shfl() {

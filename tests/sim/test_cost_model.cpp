@@ -63,6 +63,9 @@ TEST_CASE("cost model: every measured figure is the calibration run's it names",
     // The launch figures: scripts/gpu/launch_overhead.sh's run.
     const nlohmann::json launch = read_json(project_root() / "results/launch_overhead_h100.json");
     for (const auto& f : launch["figures"]) figures[f["name"].get<std::string>()] = f["value"].get<double>();
+    // The register arithmetic: bench/calibrate/alu.cu's run.
+    const nlohmann::json alu = read_json(project_root() / "results/calibration_alu_h100.json");
+    for (const auto& f : alu["figures"]) figures[f["name"].get<std::string>()] = f["value"].get<double>();
     REQUIRE(arch.contains("measured"));
     size_t checked = 0;
     for (const auto& [field, m] : arch["measured"].items()) {
@@ -83,6 +86,23 @@ TEST_CASE("cost model: every measured figure is the calibration run's it names",
         }
     }
     CHECK(checked >= 17);
+    // Each alu figure is its benchmark's, less the helper op the benchmark adds
+    // (two names: "a - b"), or half of it for the round trip of a conversion.
+    size_t alu_checked = 0;
+    for (const char* kind : {"simple", "exp", "exp2", "log", "div", "convert"})
+        for (const char* field : {"latency", "throughput"}) {
+            const std::string key = std::string("alu.") + kind + "." + field;
+            INFO(key);
+            REQUIRE(arch["measured"].contains(key));
+            const std::string from = arch["measured"][key]["from"].get<std::string>();
+            const size_t minus = from.find(" - ");
+            const double a = figures.at(from.substr(0, minus));
+            double want = minus == std::string::npos ? a : a - figures.at(from.substr(minus + 3));
+            if (std::string(kind) == "convert") want /= 2;
+            CHECK(arch["alu"][kind][field].get<double>() == Approx(want).margin(0.006));
+            ++alu_checked;
+        }
+    CHECK(alu_checked == 12);
     CHECK_THAT(arch["measured_on"].get<std::string>(), Catch::Contains(cal["date"].get<std::string>()));
     // The loaded model is the file's.
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
@@ -92,6 +112,8 @@ TEST_CASE("cost model: every measured figure is the calibration run's it names",
     CHECK(m.launch_overhead_cycles == arch["launch"]["overhead_cycles"].get<int>());
     CHECK(m.launch_dispatch_cycles_per_block == Approx(arch["launch"]["dispatch_cycles_per_block"].get<double>()));
     CHECK(m.dram_bytes_per_cycle_per_sm == Approx(arch["memory"]["dram_bytes_per_cycle_per_sm"].get<double>()));
+    CHECK(m.alu[size_t(tklab::sim::AluKind::div)].latency == Approx(arch["alu"]["div"]["latency"].get<double>()));
+    CHECK(m.alu[size_t(tklab::sim::AluKind::convert)].throughput == Approx(arch["alu"]["convert"]["throughput"].get<double>()));
 }
 
 TEST_CASE("memory model: buffers that fit in L2 are read at L2's latency, and every sector counts", "[sim][cost_model]") {
@@ -122,7 +144,9 @@ TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is
     // data the launch could read bigger than L2.
     tk::device_buffer<uint8_t> ballast(size_t(m.l2_bytes) + 1, std::vector<uint8_t>(size_t(m.l2_bytes) + 1, 7), "ballast");
     for (unsigned seed = 1; seed <= 2; ++seed) {
-        const unsigned blocks = 264 * seed;  // two and four blocks per SM: every SM streams
+        // Eight and sixteen blocks per SM: every SM streams, and enough bytes
+        // that DRAM's bandwidth outlasts a block's latency and store drain.
+        const unsigned blocks = 1056 * seed;
         const CopyRun c = run_copy(blocks, seed + 10);
         CHECK(c.store_stall == uint64_t(m.global_dram_latency - m.global_issue_cycles));
         // What moved came from or went to DRAM (the buffers are larger than the traffic).

@@ -24,6 +24,7 @@ namespace detail {
 // dst element = f(src element, vec entry of its row/column); without UseSrc, f(vec entry).
 template <bool PerRow, bool UseSrc, typename Dst, typename Src, typename V, typename F>
 TK_DEVICE void broadcast_zip(Dst& dst, const Src& src, const V& vec, F f) {
+    charge_alu<Dst>(alu_kind_of<F>());
     using L = typename Dst::layout;
     using DT = typename Dst::dtype;
     TK_UNROLL

@@ -27,6 +27,7 @@
 // except the shuffles of the vector-layout conversion.
 #pragma once
 #include <cmath>
+#include "tk/arch/alu.h"
 #include "tk/arch/convert.h"
 #include "tk/arch/math.h"
 #include "tk/arch/shuffle.h"
@@ -97,6 +98,30 @@ struct op_log { TK_HOST_DEVICE float operator()(float a) const { return ::logf(a
 struct op_abs { TK_HOST_DEVICE float operator()(float a) const { return ::fabsf(a); } };
 struct op_relu { TK_HOST_DEVICE float operator()(float a) const { return ::fmaxf(a, 0.0f); } };
 
+// ---- what the simulator charges for them (tk/arch/alu.h) ----------------------------
+
+template <typename F> TK_HOST_DEVICE constexpr arch::alu_kind alu_kind_of() {
+    if constexpr (std::is_same_v<F, op_exp>) return arch::alu_kind::exp;
+    else if constexpr (std::is_same_v<F, op_exp2>) return arch::alu_kind::exp2;
+    else if constexpr (std::is_same_v<F, op_log>) return arch::alu_kind::log;
+    else if constexpr (std::is_same_v<F, op_div>) return arch::alu_kind::div;
+    else return arch::alu_kind::simple;  // one instruction an element; a user's lambda is priced so too
+}
+
+// The elements a lane holds of a register tile or vector.
+template <typename X> TK_HOST_DEVICE constexpr int elements_per_lane() {
+    if constexpr (is_rt_v<X>) return X::height * X::width * X::base::packed_per_thread * 2;
+    else return X::chunks * X::per_chunk;
+}
+
+// An op's arithmetic on each element of Dst, rounded to Dst's type (a
+// conversion more when that is bf16 or half).
+template <typename Dst>
+TK_DEVICE void charge_alu(arch::alu_kind kind = arch::alu_kind::simple) {
+    arch::alu(kind, elements_per_lane<Dst>());
+    if constexpr (!std::is_same_v<typename Dst::dtype, float>) arch::alu(arch::alu_kind::convert, elements_per_lane<Dst>());
+}
+
 // ---- the loop every map is: dst element = f(source elements at the same place) ----
 
 template <typename Dst, typename F, typename... Src>
@@ -122,11 +147,13 @@ TK_DEVICE void zip(Dst& dst, F&& f, const Src&... src) {
 
 template <typename Dst, typename Src, typename F>
 TK_DEVICE void unary_zip(Dst& dst, const Src& src, F f) {
+    charge_alu<Dst>(alu_kind_of<F>());
     zip(dst, [&](auto x) { return f(to_float(x)); }, src);
 }
 
 template <typename Dst, typename A, typename B, typename F>
 TK_DEVICE void binary_zip(Dst& dst, const A& a, const B& b, F f) {
+    charge_alu<Dst>(alu_kind_of<F>());
     if constexpr (is_reg_v<B>) {
         zip(dst, [&](auto x, auto y) { return f(to_float(x), to_float(y)); }, a, b);
     } else {
@@ -175,6 +202,7 @@ inline constexpr bool packs_floats_v = is_rt_v<Dst> && is_rt_v<Src> && std::is_s
 
 template <typename Dst, typename Src>
 TK_DEVICE void copy_packed(Dst& dst, const Src& src) {
+    arch::alu(arch::alu_kind::convert, elements_per_lane<Dst>());
     TK_UNROLL
     for (int i = 0; i < Dst::height; ++i)
         TK_UNROLL
@@ -214,16 +242,17 @@ TK_DEVICE void fill(Dst& dst, S value, TK_LOC) {
     TK_OP("fill");
     static_assert(detail::is_scalar_v<S>, "tk::fill: the value must be a scalar (float, int, tk::bf16, tk::half)");
     const float v = detail::scalar_to_float(value);
+    detail::charge_alu<Dst>();
     detail::zip(dst, [&]() { return v; });
 }
 template <typename Dst> requires detail::is_reg_v<Dst>
-TK_DEVICE void zero(Dst& dst, TK_LOC) { TK_OP("zero"); detail::zip(dst, []() { return 0.0f; }); }
+TK_DEVICE void zero(Dst& dst, TK_LOC) { TK_OP("zero"); detail::charge_alu<Dst>(); detail::zip(dst, []() { return 0.0f; }); }
 template <typename Dst> requires detail::is_reg_v<Dst>
-TK_DEVICE void one(Dst& dst, TK_LOC) { TK_OP("one"); detail::zip(dst, []() { return 1.0f; }); }
+TK_DEVICE void one(Dst& dst, TK_LOC) { TK_OP("one"); detail::charge_alu<Dst>(); detail::zip(dst, []() { return 1.0f; }); }
 template <typename Dst> requires detail::is_reg_v<Dst>
-TK_DEVICE void pos_infty(Dst& dst, TK_LOC) { TK_OP("pos_infty"); detail::zip(dst, []() { return detail::pos_inf(); }); }
+TK_DEVICE void pos_infty(Dst& dst, TK_LOC) { TK_OP("pos_infty"); detail::charge_alu<Dst>(); detail::zip(dst, []() { return detail::pos_inf(); }); }
 template <typename Dst> requires detail::is_reg_v<Dst>
-TK_DEVICE void neg_infty(Dst& dst, TK_LOC) { TK_OP("neg_infty"); detail::zip(dst, []() { return detail::neg_inf(); }); }
+TK_DEVICE void neg_infty(Dst& dst, TK_LOC) { TK_OP("neg_infty"); detail::charge_alu<Dst>(); detail::zip(dst, []() { return detail::neg_inf(); }); }
 
 // ---- unary maps -------------------------------------------------------------------------
 
@@ -238,7 +267,12 @@ TK_DEVICE void copy(Dst& dst, const Src& src, TK_LOC) {
                   "tk::copy: tile layouts differ -- copy keeps the layout; use tk::swap_layout(dst, src) to move a tile to the other layout (it converts the element type too)");
     if constexpr (is_rv_v<Dst> && !detail::same_layout_v<Dst, Src>) detail::copy_rv_relayout(dst, src, loc);
     else if constexpr (detail::packs_floats_v<Dst, Src>) detail::copy_packed(dst, src);
-    else detail::zip(dst, [](auto x) { return x; }, src);
+    else {
+        // The same type is a register move, often none at all; another is a conversion an element.
+        if constexpr (!std::is_same_v<typename Dst::dtype, typename Src::dtype>)
+            arch::alu(arch::alu_kind::convert, detail::elements_per_lane<Dst>(), loc);
+        detail::zip(dst, [](auto x) { return x; }, src);
+    }
 }
 
 template <typename Dst, typename Src> requires detail::is_reg_v<Dst>

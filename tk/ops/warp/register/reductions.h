@@ -77,6 +77,7 @@ TK_DEVICE void reduce(V& dst, const RT& src, const A& accum, const src_loc& loc)
     constexpr int chunks = PerRow ? RT::height : RT::width;  // one chunk of 16 entries per tile row (col)
     constexpr int across = PerRow ? RT::width : RT::height;  // the 16x16 tiles each chunk reduces over
     const Op op{};
+    arch::alu(alu_kind_of<Op>(), elements_per_lane<RT>(), loc);  // each lane's own elements (step 1 below)
     TK_UNROLL
     for (int c = 0; c < chunks; ++c) {
         float acc[slots];

@@ -1,0 +1,121 @@
+// What the compiler does around the instructions (sim/README.md, "What the
+// compiler does around the instructions"), on small kernels with known
+// answers: a tile op's register arithmetic priced per element by kind, warps
+// sharing a sub-partition's issue slot, a tile op's global loads issued
+// together, and a warp's exit waiting for its stores to drain.
+#include "support/bug_finders_off.h"
+#include <catch2/catch.hpp>
+
+#include <random>
+#include <vector>
+
+#include "sim/cost_model.h"
+#include "sim/simulator.h"
+#include "tk/tk.h"
+
+namespace {
+
+using tklab::sim::AluKind;
+
+enum class Arith { add, exp, div };
+
+// n of one op on a 16x64 float register tile (32 elements a lane), after one fill.
+template <Arith A>
+__global__ void arithmetic_kernel(float* out, int n) {
+    tk::rt_fl<16, 64> t;
+    tk::fill(t, 1.0f);
+    for (int i = 0; i < n; ++i) {
+        if constexpr (A == Arith::add) tk::add(t, t, t);
+        else if constexpr (A == Arith::exp) tk::exp(t, t);
+        else tk::div(t, t, t);
+    }
+    out[threadIdx.x] = t.tiles[0][0].data[0].x;
+}
+
+template <Arith A>
+uint64_t block_cycles(int warps, int n, unsigned seed) {
+    std::vector<float> host(size_t(warps) * 32, float(seed));
+    tk::device_buffer<float> out(host.size(), host, "out");
+    tk::launch("arithmetic", arithmetic_kernel<A>, dim3(1), dim3(32 * warps), 0, out.data(), n);
+    return tklab::sim::last_run().stats.max_block_cycles;
+}
+
+// One warp loads a 64x64 bf16 tile into shared memory: 16 steps of 16 bytes a lane.
+__global__ void tile_load_kernel(tk::gl<tk::bf16> g) {
+    tk::shared_allocator al;
+    tk::st_bf<64, 64>& s = al.allocate<tk::st_bf<64, 64>>();
+    tk::group<1>::load(s, g, {0, 0, 0, 0});
+}
+
+// Each lane stores `lines` words 128 bytes apart (one line each), or nothing.
+__global__ void store_kernel(uint32_t* out, int lines) {
+    for (int i = 0; i < lines; ++i) {
+        const uint32_t v[1] = {uint32_t(i)};
+        tk::arch::st_global<1>(out + 32 * i + threadIdx.x, v);
+    }
+}
+
+} // namespace
+
+TEST_CASE("compiler effects: a tile op's arithmetic costs its elements at its kind's measured rate", "[sim][alu]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(23);
+    for (int trial = 0; trial < 3; ++trial) {
+        const int n = 4 + int(rng() % 12);
+        // One warp alone: each op is 32 elements at the kind's latency.
+        const double per_op_add = double(block_cycles<Arith::add>(1, n, rng()) - block_cycles<Arith::add>(1, 0, rng())) / n;
+        const double per_op_exp = double(block_cycles<Arith::exp>(1, n, rng()) - block_cycles<Arith::exp>(1, 0, rng())) / n;
+        const double per_op_div = double(block_cycles<Arith::div>(1, n, rng()) - block_cycles<Arith::div>(1, 0, rng())) / n;
+        INFO("n = " << n);
+        CHECK(per_op_add == Approx(32 * m.alu[size_t(AluKind::simple)].latency).margin(1.0));
+        CHECK(per_op_exp == Approx(32 * m.alu[size_t(AluKind::exp)].latency).margin(1.0));
+        CHECK(per_op_div == Approx(32 * m.alu[size_t(AluKind::div)].latency).margin(1.0));
+    }
+}
+
+TEST_CASE("compiler effects: warps on one sub-partition take turns at its issue slot", "[sim][alu]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    const int n = 32;
+    // 16 warps: four on each sub-partition. Division's throughput is a third
+    // of its latency, so four warps overlap into 4 x throughput, not 4 x latency.
+    const auto& div = m.alu[size_t(AluKind::div)];
+    const double one = double(block_cycles<Arith::div>(1, n, 5));
+    const double sixteen = double(block_cycles<Arith::div>(16, n, 6));
+    CHECK(sixteen / one == Approx(std::max(1.0, 4 * div.throughput / div.latency)).epsilon(0.05));
+    // Adds, whose throughput is nearly their latency: four warps take four times one.
+    const auto& add = m.alu[size_t(AluKind::simple)];
+    const double one_add = double(block_cycles<Arith::add>(1, n, 7));
+    const double sixteen_add = double(block_cycles<Arith::add>(16, n, 8));
+    CHECK(sixteen_add / one_add == Approx(4 * add.throughput / add.latency).epsilon(0.05));
+}
+
+TEST_CASE("compiler effects: a tile op's global loads wait one latency together", "[sim][memory]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(31);
+    std::vector<tk::bf16> host(64 * 64);
+    for (tk::bf16& v : host) v = tk::from_float<tk::bf16>(float(rng() % 100) / 64.0f);
+    tk::device_buffer<tk::bf16> g(host.size(), host, "g");
+    tk::launch("tile_load", tile_load_kernel, dim3(1), dim3(32), 64 * 64 * 2, tk::gl<tk::bf16>{g.data(), 1, 1, 64, 64});
+    const uint64_t cycles = tklab::sim::last_run().stats.max_block_cycles;
+    // 16 loads of 16 bytes a lane, each stored as it arrives: one latency and
+    // the issue of 32 instructions, not 16 latencies one after another.
+    CHECK(cycles >= uint64_t(m.global_latency));
+    CHECK(cycles < uint64_t(m.global_latency) + 200);
+}
+
+TEST_CASE("compiler effects: a warp's exit waits for its stores to drain", "[sim][memory]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    tk::device_buffer<uint32_t> out(32 * 64, "out");
+    tk::launch("store", store_kernel, dim3(1), dim3(32), 0, out.data(), 0);
+    const uint64_t none = tklab::sim::last_run().stats.max_block_cycles;
+    for (int lines : {1, 16, 64}) {
+        tk::launch("store", store_kernel, dim3(1), dim3(32), 0, out.data(), lines);
+        const uint64_t cycles = tklab::sim::last_run().stats.max_block_cycles;
+        INFO(lines << " lines");
+        // The last store's bytes leave at one SM's rate (one block: few SMs busy), then an L2 latency.
+        const double drain = double(lines * 128) / m.l2_bytes_per_cycle_one_sm + m.global_latency;
+        CHECK(double(cycles) >= drain - 1);  // rounded to whole cycles
+        CHECK(double(cycles) <= drain + double(lines * m.global_issue_cycles) + 2);
+        CHECK(cycles > none + uint64_t(m.global_latency) - 1);
+    }
+}
