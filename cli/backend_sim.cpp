@@ -131,19 +131,11 @@ struct TooBig : std::runtime_error {
 // (and the address-space limit, when one is set).
 void refuse_if_too_big(const MemoryEstimate& e, const std::string& what, bool checked) {
     if (e.total() == 0) return;  // no estimate
-    uint64_t available = tk::host::available_memory_bytes();
     const uint64_t held = e.data_made ? e.data : tk::host::resident_memory_bytes();
     const uint64_t needed = e.total() > held ? e.total() - held : 0;
-    rlimit r{};
-    if (getrlimit(RLIMIT_AS, &r) == 0 && r.rlim_cur != RLIM_INFINITY) {
-        std::ifstream statm("/proc/self/statm");
-        uint64_t pages = 0;
-        statm >> pages;
-        const uint64_t used = pages * uint64_t(sysconf(_SC_PAGESIZE));
-        const uint64_t left = uint64_t(r.rlim_cur) > used ? uint64_t(r.rlim_cur) - used : 0;
-        if (available == 0 || left < available) available = left;
-    }
-    if (available == 0 && tk::host::available_memory_bytes() == 0) return;  // unknown: run, and catch bad_alloc
+    uint64_t available = tk::host::available_memory_bytes();  // 0: unknown
+    if (const auto left = tk::host::address_space_left_bytes(); left && (available == 0 || *left < available)) available = *left;
+    else if (available == 0) return;  // unknown: run, and catch bad_alloc
     if (needed <= available - available / 16) return;
     using tk::host::gigabytes;
     const bool with_check = e.data_made && checked;

@@ -244,8 +244,9 @@ int probe_blocks_per_sm(const std::string& kernel, Dim3 grid, Dim3 block_dim, si
 // room from its reads; they still count in the DRAM bandwidth bound (merge.cpp).
 MemoryPath memory_path(const CostModel& cost) {
     MemoryPath m;
-    m.footprint = registered_global_bytes();
-    m.read_footprint = registered_written_global_bytes();
+    const GlobalFootprint f = registered_footprint();
+    m.footprint = f.data_bytes + f.fresh_bytes;
+    m.read_footprint = f.data_bytes;
     m.dram = int64_t(m.read_footprint) > cost.l2_bytes;
     m.load_latency = m.dram ? cost.global_dram_latency : cost.global_latency;
     m.cp_async_latency = m.dram ? cost.cp_async_dram_latency : cost.cp_async_latency;

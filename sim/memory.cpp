@@ -28,23 +28,6 @@ void unregister_global(const void* p) {
     g_allocs.erase(uintptr_t(p));
 }
 
-size_t registered_global_bytes() {
-    std::lock_guard lk(g_alloc_mu);
-    size_t n = 0;
-    for (const auto& [base, a] : g_allocs) n += a.bytes;
-    return n;
-}
-
-size_t registered_written_global_bytes() {
-    std::lock_guard lk(g_alloc_mu);
-    size_t n = 0;
-    for (const auto& [base, a] : g_allocs) {
-        const uint8_t* bits = a.written.get();
-        if (bits && std::any_of(bits, bits + (a.bytes + 7) / 8, [](uint8_t b) { return b != 0; })) n += a.bytes;
-    }
-    return n;
-}
-
 GlobalFootprint registered_footprint() {
     std::lock_guard lk(g_alloc_mu);
     GlobalFootprint f;

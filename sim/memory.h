@@ -39,10 +39,6 @@ struct Allocation {
 // The registered allocation holding [p, p + bytes), or nullptr. Read-only
 // while a kernel runs (but for the written bits).
 const Allocation* find_allocation(uintptr_t p, size_t bytes);
-// Bytes of every registered allocation: the memory model's footprint of a launch.
-size_t registered_global_bytes();
-// Of them, the allocations with any byte written (by an upload or a kernel).
-size_t registered_written_global_bytes();
 // Where p lies relative to the nearest allocation, for fault messages ("; it is ...").
 std::string describe_nearest_allocation(uintptr_t p);
 

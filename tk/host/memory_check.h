@@ -6,6 +6,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <fstream>
+#include <optional>
 #include <stdexcept>
 #include <string>
 #include <sys/resource.h>
@@ -38,6 +39,19 @@ inline uint64_t resident_memory_bytes() {
 inline uint64_t peak_resident_memory_bytes() {
     rusage u{};
     return getrusage(RUSAGE_SELF, &u) == 0 ? uint64_t(u.ru_maxrss) * 1024 : 0;
+}
+
+// What the address-space limit (ulimit -v) leaves this process, or nothing
+// when no limit is set.
+inline std::optional<uint64_t> address_space_left_bytes() {
+    rlimit r{};
+    if (getrlimit(RLIMIT_AS, &r) != 0 || r.rlim_cur == RLIM_INFINITY) return std::nullopt;
+    std::ifstream in("/proc/self/statm");
+    uint64_t pages = 0;
+    in >> pages;
+    const long page = sysconf(_SC_PAGESIZE);
+    const uint64_t used = page > 0 ? pages * uint64_t(page) : 0;
+    return uint64_t(r.rlim_cur) > used ? uint64_t(r.rlim_cur) - used : 0;
 }
 
 inline std::string gigabytes(uint64_t bytes) {
