@@ -10,6 +10,8 @@
 
 #include "support/known_wrong.h"
 
+#include <cstdio>
+#include <fstream>
 #include <iterator>
 #include <string>
 
@@ -87,4 +89,37 @@ TEST_CASE("lesson 5: every known-wrong kernel fails with its message", "[lessons
 
 TEST_CASE("lesson 5: the known-wrong list covers lessons/05_async_copies/wrong/", "[lessons][lesson05]") {
     lesson_tests::check_list_covers_wrong_folder("lessons/05_async_copies", known_wrong);
+}
+
+namespace {
+
+// The README table's row for one kernel at the check's last size, built from its run.
+std::string table_row(const char* name, lesson05::kernel_fn kernel, const char* wait_suffix, bool barrier_cycles) {
+    const tk::host::program p = tk::host::make_program(lesson05::program_def({{"under_test", kernel}}));
+    auto c = p.make(p.resolve(lesson05::lesson().sizes.back()), 1);
+    c->run("under_test");
+    const tklab::sim::RunResult& r = tklab::sim::last_run();
+    const double warp_cycles = double(r.stats.sum_block_cycles) * double(r.block.x / 32);
+    char row[256];
+    const double wait = double(r.stats.stall_cycles[size_t(tklab::sim::Stall::long_scoreboard)]) / warp_cycles * 100;
+    const double barrier = double(r.stats.barrier_wait_cycles) / warp_cycles * 100;
+    std::snprintf(row, sizeof row, "| %s | %llu cycles | %.1f%%%s | %.1f%%", name, (unsigned long long)r.stats.max_block_cycles, wait,
+                  wait_suffix, barrier);
+    std::string s = row;
+    if (barrier_cycles) s += " (" + std::to_string(r.stats.barrier_wait_cycles) + " warp-cycles)";
+    return s + " |";
+}
+
+} // namespace
+
+TEST_CASE("lesson 5: README.md's table is the three kernels' runs", "[lessons][lesson05]") {
+    std::ifstream in(lesson_tests::lesson_dir("lessons/05_async_copies") / "README.md");
+    REQUIRE(in.good());
+    const std::string readme{std::istreambuf_iterator<char>(in), {}};
+    for (const std::string& row : {table_row("synchronous (the exercise)", lesson05::exercise::kernel, " of warp time", true),
+                                   table_row("`load_async`, wait for everything", lesson05::wrong_wait_all::kernel, "", false),
+                                   table_row("double-buffered (the solution)", lesson05::solution::kernel, "", true)}) {
+        INFO("the run's row: " << row);
+        CHECK(readme.find(row) != std::string::npos);
+    }
 }
