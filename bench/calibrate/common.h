@@ -112,5 +112,6 @@ void run_global(Ctx& c);
 void run_async(Ctx& c);
 void run_frontend(Ctx& c);
 void run_alu(Ctx& c);
+int run_overhead_probes(int iters);  // for ncu: scripts/gpu/calibrate.sh --only overhead
 
 } // namespace cal

@@ -191,6 +191,44 @@ double pipe_cycles_per_wavefront(Ctx& c, int iters, int wavefronts) {
     });
 }
 
+// How many shared-memory instructions a warp can issue before the pipe holds
+// it back (Nsight's mio_throttle): WARPS warps on each sub-partition issue N
+// independent ld.shared.u32 with lanes 32 words apart (32 wavefronts each),
+// timed from before the first to right after the N-th issues; only then are
+// the results used. While the queue takes them, each issues in a cycle or
+// two; once it is full, each waits for the pipe.
+template <int N>
+__global__ void mio_issue(long long* out, uint32_t* sink) {
+    __shared__ __align__(16) uint32_t sm[1024];
+    for (int i = threadIdx.x; i < 1024; i += blockDim.x) sm[i] = uint32_t(i);
+    __syncthreads();
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t a = smem_u32(sm) + uint32_t(lane * 32 * 4);
+    uint32_t d[N];
+    const long long t0 = clk();
+#pragma unroll
+    for (int j = 0; j < N; ++j) asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(d[j]) : "r"(a + 4 * (j % 32)) : "memory");
+    const long long t1 = clk();
+    uint32_t s = 0;
+#pragma unroll
+    for (int j = 0; j < N; ++j) s += d[j];
+    if (lane == 0) out[warp] = t1 - t0;
+    sink[threadIdx.x] = s;
+}
+
+// The slowest warp's issue time; `warps` per sub-partition (4 x warps in the block).
+template <int N>
+double mio_issue_cycles(Ctx& c, int warps) {
+    return median_runs(5, [&] {
+        mio_issue<N><<<1, 32 * 4 * warps>>>(c.d_out, c.d_sink);
+        CK_LAUNCH();
+        auto v = c.fetch(size_t(4 * warps));
+        double worst = 0;
+        for (long long x : v) worst = std::max(worst, double(x));
+        return worst;
+    });
+}
+
 template <bool STORE>
 double matrix_cycles_per_wavefront(Ctx& c, int iters) {
     return median_runs(5, [&] {
@@ -245,6 +283,19 @@ void run_shared(Ctx& c) {
           "32 warps x 8 independent stmatrix.x4 per iteration, conflict-free (4 wavefronts each); SM cycles / wavefronts", 0.95, 4);
     c.add("stmatrix.x4_cycles_per_instruction", stm * 4, "cycles",
           "as stmatrix.x4_cycles_per_wavefront, per instruction: SM cycles per stmatrix.x4 at steady state", 3.8, 16);
+    for (int warps : {1, 2}) {
+        const double n[] = {1, 4, 8, 16, 32, 48, 64};
+        const double t[] = {mio_issue_cycles<1>(c, warps), mio_issue_cycles<4>(c, warps), mio_issue_cycles<8>(c, warps),
+                            mio_issue_cycles<16>(c, warps), mio_issue_cycles<32>(c, warps), mio_issue_cycles<48>(c, warps),
+                            mio_issue_cycles<64>(c, warps)};
+        for (int k = 0; k < 7; ++k) {
+            char name[96];
+            std::snprintf(name, sizeof name, "shared.issue_cycles_%dx32way_%dw_per_smsp", int(n[k]), warps);
+            std::snprintf(m, sizeof m, "%d warp(s) on one sub-partition each issue %d independent ld.shared.u32, lanes 32 words apart "
+                                       "(32 wavefronts each); cycles from before the first to after the last issues (slowest warp)", warps, int(n[k]));
+            c.add(name, t[k], "cycles", m, 0, 1e5);
+        }
+    }
     std::snprintf(m, sizeof m, "dependent chain of %d shfl.sync.idx (the value is its own source lane), one warp; cycles per shuffle", steps);
     c.add("shfl.latency", chase_cycles(c, shfl_chase, steps), "cycles", m, 10, 60);
 }

@@ -10,7 +10,8 @@
 #   scripts/gpu/calibrate.sh [OUTPUT_JSON] [--arch NAME] [--only FAMILIES] [--bin PATH]
 # OUTPUT_JSON   default results/calibration_h100.json
 # --arch NAME   the cost model to compare with, sim/arch/NAME.json (default h100)
-# --only F,...  run some families only: issue, shared, tensor, async, global, frontend, alu
+# --only F,...  run some families only: issue, shared, tensor, async, global, frontend, alu,
+#               overhead (needs ncu)
 # --bin PATH    run an already built binary instead of building (the CMake
 #               build makes build/bench/calibrate when it has CUDA)
 # Needs nvcc and python3 (and ncu for the launch overhead); takes about a
@@ -67,6 +68,49 @@ raw["figures"].append({"name": "launch.empty_kernel_cycles", "value": float(os.e
                        "method": "ncu sm__cycles_elapsed.max of an empty kernel of one 128-thread block, median of 10 launches",
                        "plausible": [500, 20000]})
 json.dump(raw, open(p, "w"))
+PY
+fi
+
+# The instructions around each tile op (bench/calibrate/overhead_probes.h):
+# Nsight Compute's smsp__inst_executed of each probe at two call counts; the
+# difference per call and per warp is what one call costs in SASS.
+if command -v ncu >/dev/null && { [ -z "$only" ] || [[ "$only" == *overhead* ]]; }; then
+  echo "==> instructions around each tile op (ncu, bench/calibrate/overhead_probes.h)"
+  for iters in 8 40; do
+    ncu --kernel-name regex:probe --metrics smsp__inst_executed.sum,sm__warps_launched.sum --csv "$bin" --overhead-probes $iters \
+      >"$work/overhead_$iters.csv" 2>"$work/overhead_$iters.err" || { cat "$work/overhead_$iters.err" >&2; }
+  done
+  python3 - "$work/raw.json" "$work/overhead_8.csv" "$work/overhead_40.csv" <<'PY'
+import csv, json, re, sys
+raw_path, lo_path, hi_path = sys.argv[1:]
+def counts(path):
+    """Per probe (in launch order): instructions per warp."""
+    rows = [r for r in csv.reader(l for l in open(path) if l.startswith('"'))]
+    head, rows = rows[0], rows[1:]
+    ki, mi, vi = head.index("Kernel Name"), head.index("Metric Name"), head.index("Metric Value")
+    idi = head.index("ID")
+    per = {}
+    for r in rows:
+        per.setdefault(int(r[idi]), {"kernel": r[ki]})[r[mi]] = float(r[vi].replace(",", ""))
+    return [per[k] for k in sorted(per)]
+lo, hi = counts(lo_path), counts(hi_path)
+raw = json.load(open(raw_path))
+# The probes' names and modelled counts, as the binary prints them (overhead_probes.h).
+line = next((l for l in open(hi_path) if l.startswith("probes:")), None)
+if not line: sys.exit("calibrate.sh: the probes' run printed no 'probes:' line")
+pairs = [p.split("=") for p in line.split()[1:]]
+names, modelled = [p[0] for p in pairs], [int(p[1]) for p in pairs]
+if len(lo) != len(names) or len(hi) != len(names):
+    sys.exit(f"calibrate.sh: ncu counted {len(lo)} and {len(hi)} probe launches, expected {len(names)}")
+for n, m, a, b in zip(names, modelled, lo, hi):
+    w = b["sm__warps_launched.sum"]
+    per_call = (b["smsp__inst_executed.sum"] - a["smsp__inst_executed.sum"]) / w / 32.0
+    raw["figures"].append({"name": f"overhead.{n}_sass_per_call", "value": per_call, "unit": "instructions",
+                           "method": f"ncu smsp__inst_executed of one 4-warp block calling the op 40 and 8 times "
+                                     f"(bench/calibrate/overhead_probes.h), difference per call per warp; the simulator models {m} per call",
+                           "modelled": m, "plausible": [m, 40 * m]})
+    print(f"  overhead.{n}_sass_per_call {per_call:10.1f} instructions (the simulator models {m})")
+json.dump(raw, open(raw_path, "w"))
 PY
 fi
 

@@ -1,0 +1,46 @@
+// The SASS instructions around each tile op (overhead_probes.h): launched
+// here, counted by Nsight Compute in scripts/gpu/calibrate.sh (--only overhead).
+#include "common.h"
+#include "bench/calibrate/overhead_probes.h"
+
+namespace cal {
+
+// Each probe once, one block of 4 warps, `iters` calls (calibrate --overhead-probes ITERS).
+int run_overhead_probes(int iters) {
+    using namespace overhead;
+    tk::bf16* a = nullptr;
+    float* f = nullptr;
+    uint32_t* sink = nullptr;
+    CK(cudaMalloc(&a, size_t(kRows) * kCols * sizeof(tk::bf16)));
+    CK(cudaMalloc(&f, size_t(kRows) * kCols * sizeof(float)));
+    CK(cudaMalloc(&sink, kThreads * sizeof(uint32_t)));
+    CK(cudaMemset(a, 0x3c, size_t(kRows) * kCols * sizeof(tk::bf16)));
+    CK(cudaMemset(f, 0, size_t(kRows) * kCols * sizeof(float)));
+    const tk::gl<tk::bf16> A(a, 1, 1, kRows, kCols);
+    const tk::gl<float> F(f, 1, 1, kRows, kCols);
+    const size_t smem = sizeof(tk::st_bf<64, 64, tk::swizzle::b128>) + sizeof(tk::st_bf<32, 64>) + 1024;
+    auto launch = [&](auto kernel) {
+        CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+        kernel<<<1, kThreads, smem>>>(A, F, iters, sink);
+        CK_LAUNCH();
+    };
+    launch(probe<mma>);
+    launch(probe<mma_small>);
+    launch(probe<ldmatrix_mma>);
+    launch(probe<ldmatrix_mma_small>);
+    launch(probe<st_shared>);
+    launch(probe<cp_async>);
+    launch(probe<cp_async_one_warp>);
+    launch(probe<st_global>);
+    launch(probe<st_global_large>);
+    launch(probe<ld_st_global>);
+    launch(probe<ld_st_global_large>);
+    launch(probe<group_load>);
+    launch(probe<group_load_one_warp>);
+    std::printf("probes:");
+    for (int p = 0; p < probes; ++p) std::printf(" %s=%d", kNames[p], kModelled[p]);
+    std::printf("\n");
+    return 0;
+}
+
+} // namespace cal
