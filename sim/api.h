@@ -95,6 +95,11 @@ struct LaneOp {
 
 // Parks the calling lane until its warp instruction has executed.
 void issue(LaneOp& op);
+// A tk::arch intrinsic (ex2_approx) called by the current simulated thread,
+// and the calls of one kind since the last take (which resets them): the
+// tile op that ran the element function charges them (tk/arch/alu.h).
+void note_intrinsic(AluKind kind);
+uint32_t take_intrinsics(AluKind kind);
 
 // Dynamic shared memory of the current block, and the 32-bit shared-window
 // address of a pointer into it (a fault if it points elsewhere).

@@ -57,6 +57,8 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.issue_cycles = get_int(j, "issue_cycles");
     m.shared_latency = get_int(j, "shared.latency");
     m.shared_cycles_per_wavefront = get_int(j, "shared.cycles_per_wavefront");
+    m.mio_queue_high = get_int(j, "shared.mio_queue_high");
+    m.mio_queue_low = get_int(j, "shared.mio_queue_low");
     m.ldmatrix_latency = get_int(j, "ldmatrix.latency");
     m.shfl_latency = get_int(j, "shfl.latency");
     m.global_latency = get_int(j, "global.latency");
@@ -87,8 +89,28 @@ CostModel CostModel::load(const std::string& name_or_path) {
             m.alu[k].throughput = get_rate(j, ("alu." + std::string(kinds[k]) + ".throughput").c_str());
         }
     }
+    {
+        auto extra = [&](const char* f) {
+            const double v = get(j, f).get<double>();
+            if (!(v >= 0)) throw std::runtime_error(std::string("cost model: field '") + f + "' must be 0 or more");
+            return v;
+        };
+        auto both = [&](const std::string& kind) {
+            return CostModel::Overhead{extra(("overhead." + kind + ".per_call").c_str()),
+                                       extra(("overhead." + kind + ".per_instruction").c_str())};
+        };
+        m.ov_ldmatrix = both("ldmatrix");
+        m.ov_ld_global = both("ld_global");
+        m.ov_st_global = both("st_global");
+        m.ov_cp_async = both("cp_async");
+        m.ov_group_copy = both("group_copy");
+    }
     m.launch_overhead_cycles = get_int(j, "launch.overhead_cycles");
     m.launch_dispatch_cycles_per_block = get_rate(j, "launch.dispatch_cycles_per_block");
+    if (m.mio_queue_high < 0 || m.mio_queue_high > kMaxMioQueue)
+        throw std::runtime_error("cost model: field 'shared.mio_queue_high' must be 0.." + std::to_string(kMaxMioQueue));
+    if (m.mio_queue_low < 0 || (m.mio_queue_high > 0 && m.mio_queue_low >= m.mio_queue_high))
+        throw std::runtime_error("cost model: field 'shared.mio_queue_low' must be 0 or more and below 'shared.mio_queue_high'");
     if (m.sector_bytes < 1) throw std::runtime_error("cost model: field 'memory.sector_bytes' must be at least 1");
     if (m.tma_bytes_per_cycle < 1) throw std::runtime_error("cost model: field 'tma.bytes_per_cycle' must be at least 1");
     if (m.wgmma_fma_per_cycle < 4) throw std::runtime_error("cost model: field 'wgmma.fma_per_cycle' must be at least 4");

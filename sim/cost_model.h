@@ -5,6 +5,8 @@
 
 namespace tklab::sim {
 
+constexpr int kMaxMioQueue = 32;
+
 struct CostModel {
     std::string name;
     std::string source_json;  // the data file as loaded (traces carry it)
@@ -13,6 +15,10 @@ struct CostModel {
     int max_registers_per_thread = 0, shared_bytes_per_sm = 0, base_registers_per_thread = 0;
     int issue_cycles = 1;
     int shared_latency = 0, shared_cycles_per_wavefront = 1, ldmatrix_latency = 0;
+    // A warp's shared-memory instructions waiting for the pipe: with `high`
+    // of them waiting it stops issuing more (mio_throttle) until only `low`
+    // are left. high 0: each waits for the pipe at issue.
+    int mio_queue_high = 0, mio_queue_low = 0;
     int shfl_latency = 0;
     int global_latency = 0, global_issue_cycles = 1;
     int cp_async_latency = 0;
@@ -34,6 +40,13 @@ struct CostModel {
     // sub-partition's issue slot (throughput). Indexed by AluKind.
     struct AluCost { double latency = 1, throughput = 1; };
     AluCost alu[6];  // AluKind's count (sim/api.h; cost_model.cpp checks)
+    // The instructions nvcc adds around a tile op's memory instructions
+    // (address arithmetic, bounds checks), per instruction the simulator
+    // models, measured by bench/calibrate/overhead_probes.h; each costs an
+    // issue slot at the simple arithmetic's rate.
+    // Per op call (its first such instruction) and per instruction.
+    struct Overhead { double per_call = 0, per_instruction = 0; };
+    Overhead ov_ldmatrix, ov_ld_global, ov_st_global, ov_cp_async, ov_group_copy;
     int launch_overhead_cycles = 0;  // a launch's time beyond its blocks' (start-up and drain), one block
     double launch_dispatch_cycles_per_block = 0;  // what each block more of the first wave adds to it
 

@@ -23,6 +23,7 @@ const char* stall_name(Stall s) {
     case Stall::mio_throttle: return "mio_throttle";
     case Stall::math_pipe_throttle: return "math_pipe_throttle";
     case Stall::wait: return "wait";
+    case Stall::selected: return "selected";
     case Stall::count_: break;
     }
     return "?";

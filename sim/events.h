@@ -30,6 +30,7 @@ enum class Stall : uint8_t {
     mio_throttle,        // shared-memory pipe busy (bank-conflict wavefronts queue here)
     math_pipe_throttle,  // tensor pipe busy with another warp's mma
     wait,                // a fixed interval after the warp's own previous mma (Nsight's "wait")
+    selected,            // issuing the address arithmetic nvcc adds around a tile op's memory instruction
     count_
 };
 const char* stall_name(Stall s);

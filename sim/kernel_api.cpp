@@ -157,6 +157,17 @@ op_scope::~op_scope() {
     if (Thread* t = g_cur) --t->op_depth;
 }
 
+void note_intrinsic(AluKind kind) {
+    if (Thread* t = g_cur) ++t->intrinsics[size_t(kind)];
+}
+uint32_t take_intrinsics(AluKind kind) {
+    Thread* t = g_cur;
+    if (!t) return 0;
+    const uint32_t n = t->intrinsics[size_t(kind)];
+    t->intrinsics[size_t(kind)] = 0;
+    return n;
+}
+
 void allow_uninitialized_reads(bool on) {
     if (Thread* t = g_cur) t->allow_uninit += on ? 1 : -1;
 }

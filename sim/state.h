@@ -39,6 +39,7 @@ struct Thread {
     bool exited = false;
     int op_depth = 0;
     int allow_uninit = 0;  // tk::allow_uninitialized_reads alive in this thread
+    uint32_t intrinsics[size_t(AluKind::count_)] = {};  // tk::arch intrinsic calls not yet charged
 
     const char* op_file = "";
     int op_line = 0;
@@ -86,6 +87,11 @@ struct Warp {
     uint32_t live = 0;    // lanes that have not exited
     uint64_t clock = 0;
     uint64_t load_ready = 0;  // when outstanding loads have landed
+    // When its last shared-memory instructions enter the pipe (a ring of
+    // the cost model's mio_queue_high; mio_next is the oldest).
+    uint64_t mio_start[kMaxMioQueue] = {};
+    uint8_t mio_next = 0;
+    uint32_t overhead_seq = 0;  // the tile op call (op_seq) whose per-call overhead was charged last
     // The tile op whose global loads count as issued together (its op_seq),
     // from when its first one issued, and how many it has issued.
     uint32_t hoist_seq = 0;

@@ -840,7 +840,10 @@ void write_stall_totals(LineWriter& w, const Trace& t, const Summary& s) {
     for (const auto& [reason, cycles] : reasons) {
         char buf[64];
         std::snprintf(buf, sizeof buf, " %14" PRIu64 " %7s", cycles, percent(double(cycles), double(all)).c_str());
-        w.line("    " + pad(fit(stall_name(t, reason), 24), 24) + buf);
+        // Not a wait: the simulator's name (Nsight's) for the warp issuing
+        // the address arithmetic around its tile ops' memory instructions.
+        const std::string name = stall_name(t, reason);
+        w.line("    " + pad(fit(name, 24), 24) + buf + (name == "selected" ? "   (issuing tile ops' address arithmetic)" : ""));
     }
 }
 

@@ -7,7 +7,9 @@ its method, the GPU and the date. Fields no microbenchmark measures keep their
 value and are listed under "estimated". The launch figures come from
 scripts/gpu/launch_overhead.sh's JSON, results/launch_overhead_h100.json
 (launch_overhead_NAME.json beside the calibration's), when it is there, and
-the register arithmetic from calibration_alu_NAME.json beside it.
+the register arithmetic from calibration_alu_NAME.json beside it, and the
+instructions around tile ops and the shared-memory queue's depth from
+calibration_overhead_NAME.json beside it.
   scripts/dev/arch_from_calibration.py results/calibration_h100.json sim/arch/h100.json
 tests/sim/test_cost_model.cpp checks that the two files agree."""
 import json
@@ -83,6 +85,89 @@ for kind, bench, helper, why in [
             conv = lambda a: round(a, 2)
         ALU_DERIVED[f"alu.{kind}.{field}"] = (names, conv, why)
 
+# The instructions nvcc adds around a tile op's memory instructions
+# (bench/calibrate/overhead_probes.h, in calibration_overhead_NAME.json): SASS
+# per call of each probe, each op at two sizes, so that a fixed part per call
+# and a part per instruction the simulator models can be told apart. The mma
+# probe's excess is the probe loop's own bookkeeping (a kernel's loop has it
+# too, and the simulator does not charge it), taken off where it is not
+# cancelled; a load probe's excess is what is left after the probe that
+# consumes its result.
+OV = "overhead.{}_sass_per_call"
+
+
+def overhead_figures(v):
+    """(per_call, per_instruction) per kind from the probes' SASS per call `v`."""
+    loop = v["mma"] - 32
+    out = {}
+    # 2 calls of 8 (and of 4) ldmatrix, after the mma probe of the same size.
+    big, small = v["ldmatrix_mma"] - v["mma"] - 16, v["ldmatrix_mma_small"] - v["mma_small"] - 8
+    p = (big - small) / 8
+    out["ldmatrix"] = ((small - 8 * p) / 2, p, "two loads (16 and 8 ldmatrix), less the mma probe of the same size")
+    # 4 and 16 cp.async a lane, with a commit and a wait each.
+    p = (v["cp_async_one_warp"] - v["cp_async"] - 12) / 12
+    out["cp_async"] = (v["cp_async"] - loop - 6 - 4 * p, p, "load_async of 4 and of 16 cp.async a lane, less commit, wait and the loop")
+    p = (v["st_global_large"] - v["st_global"] - 16) / 16
+    out["st_global"] = (v["st_global"] - loop - 16 - 16 * p, p, "stores of 16 and 32 st.global, less the loop")
+    small, big = v["ld_st_global"] - v["st_global"] - 16, v["ld_st_global_large"] - v["st_global_large"] - 32
+    p = (big - small) / 16
+    out["ld_global"] = (small - 16 * p, p, "loads of 16 and 32 ld.global, less the store probe that consumes them")
+    p = (v["group_load_one_warp"] - v["group_load"] - 24) / 24
+    out["group_copy"] = (v["group_load"] - loop - 8 - 8 * p, p, "group loads of 8 and 32 instructions a lane, less the loop")
+    return out
+
+
+MIO_N = (1, 4, 8, 16, 32, 48, 64)
+
+
+def mio_issue_cycles(n, warps, high, low):
+    """The model's issue time of n back-to-back 32-wavefront loads per warp,
+    `warps` warps on each of 4 sub-partitions sharing one pipe of a wavefront
+    a cycle, each sub-partition issuing one instruction a cycle: a warp with
+    `high` loads waiting for the pipe stops until only `low` are."""
+    ws = [(s, k) for s in range(4) for k in range(warps)]
+    issued = {x: 0 for x in ws}
+    starts = {x: [] for x in ws}
+    throttled = {x: False for x in ws}
+    done, free, cyc = {}, 0, 0
+    while len(done) < len(ws):
+        for s in range(4):
+            ready = []
+            for x in ws:
+                if x[0] != s or issued[x] == n:
+                    continue
+                waiting = sum(1 for t in starts[x] if t > cyc)
+                if throttled[x] and waiting <= low:
+                    throttled[x] = False
+                if not throttled[x] and waiting >= high:
+                    throttled[x] = True
+                if not throttled[x]:
+                    ready.append(x)
+            if ready:
+                x = ready[cyc % len(ready)]
+                start = max(cyc, free)
+                free = start + 32
+                starts[x].append(start)
+                issued[x] += 1
+                if issued[x] == n:
+                    done[x] = cyc + 1
+        cyc += 1
+    return max(done.values())
+
+
+def mio_queue(figs):
+    """The (high, low) of a warp's shared-memory queue that best fit the issue
+    times of N back-to-back 32-wavefront loads with 1 and 2 warps per
+    sub-partition (bench/calibrate/shared.cu, mio_issue): least squares."""
+    best = None
+    for high in range(2, 17):
+        for low in range(0, high):
+            err = sum((mio_issue_cycles(n, w, high, low) - figs[f"shared.issue_cycles_{n}x32way_{w}w_per_smsp"]["value"]) ** 2
+                      for w in (1, 2) for n in MIO_N)
+            if best is None or err < best[0]:
+                best = (err, high, low)
+    return best[1], best[2]
+
 
 def set_path(d, path, value):
     keys = path.split(".")
@@ -112,6 +197,8 @@ def main():
     if os.path.exists(alu):
         figs.update({f["name"]: f for f in json.load(open(alu))["figures"]})
         derived.update(ALU_DERIVED)
+    ov = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "calibration_overhead_"))
+    ov_figs = {f["name"]: f for f in json.load(open(ov))["figures"]} if os.path.exists(ov) else None
     figs["sm_clock_mhz"] = {"value": cal["sm_clock_mhz"]["start"] if isinstance(cal["sm_clock_mhz"], dict) else cal["sm_clock_mhz"],
                             "method": "%clock64 over a %globaltimer interval, under load"}
     measured = {}
@@ -126,6 +213,23 @@ def main():
         vals = [figs[n]["value"] for n in names]
         set_path(arch, field, conv(*vals))
         measured[field] = {"from": " - ".join(names), "value": vals, "conversion": why}
+    if ov_figs:
+        vals = {k[len("overhead."):-len("_sass_per_call")]: f["value"] for k, f in ov_figs.items() if k.startswith("overhead.")}
+        arch.pop("overhead", None)
+        for kind, (per_call, per_instruction, why) in overhead_figures(vals).items():
+            for part, x in (("per_call", per_call), ("per_instruction", per_instruction)):
+                field = f"overhead.{kind}.{part}"
+                set_path(arch, field, round(max(0.0, x), 2))
+                measured[field] = {"from": "overhead.*_sass_per_call (calibration_overhead)", "value": round(x, 3),
+                                   "conversion": why + " (scripts/dev/arch_from_calibration.py, overhead_figures)"}
+        high, low = mio_queue(ov_figs)
+        arch["shared"].pop("mio_queue_depth", None)
+        for field, v in (("shared.mio_queue_high", high), ("shared.mio_queue_low", low)):
+            set_path(arch, field, v)
+            measured[field] = {
+                "from": "shared.issue_cycles_{N}x32way_{W}w_per_smsp", "value": v,
+                "conversion": "the warp's queue limits whose model fits the issue times of N = 1..64 back-to-back 32-wavefront loads, "
+                              "1 and 2 warps per sub-partition, best (least squares; scripts/dev/arch_from_calibration.py, mio_queue)"}
     if "l2_bytes" in cal:
         set_path(arch, "memory.l2_bytes", int(cal["l2_bytes"]))
         measured["memory.l2_bytes"] = {"from": "cudaDeviceProp::l2CacheSize", "value": cal["l2_bytes"]}

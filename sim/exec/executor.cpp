@@ -6,6 +6,7 @@
 #include "sim/instructions.h"
 
 #include <algorithm>
+#include <cstring>
 #include <sstream>
 
 namespace tklab::sim {
@@ -55,6 +56,7 @@ void Executor::run() {
     begin_event(op);
     seq_ = ++w_.seq;
     site_ = make_site(trace().events[size_t(ev_)].loc, op);
+    issue_overhead(op);  // (addresses do not wait for loaded data)
     if (ins.reads_loaded_registers) {
         wait_until(w_.load_ready, w_.load_stall);
         w_.loaded_regs = 0;  // what was loaded is in use now
@@ -79,6 +81,36 @@ void Executor::run() {
     w_.last_line = t0_->kline;
     for (uint32_t m = mask_; m; m &= m - 1) w_.lanes[std::countr_zero(m)]->pending = nullptr;
     record_registers();
+}
+
+// The instructions around a tile op's memory instruction, measured per
+// instruction on the GPU (bench/calibrate/overhead_probes.h): n of them take
+// the simple arithmetic's latency each on the warp, and its throughput of the
+// sub-partition's issue slot (shared with the other warps' arithmetic).
+// A kernel's own instructions outside tile ops are not charged.
+void Executor::issue_overhead(Op op) {
+    if (t0_->op_depth == 0) return;
+    const bool group_copy = t0_->op_name && std::strncmp(t0_->op_name, "group_", 6) == 0;
+    const CostModel::Overhead* o = nullptr;
+    switch (op) {
+    case Op::ldmatrix: case Op::stmatrix: o = &cost_.ov_ldmatrix; break;
+    case Op::cp_async: o = &cost_.ov_cp_async; break;
+    case Op::ld_global: o = group_copy ? &cost_.ov_group_copy : &cost_.ov_ld_global; break;
+    case Op::st_global: o = group_copy ? &cost_.ov_group_copy : &cost_.ov_st_global; break;
+    case Op::ld_shared: case Op::st_shared: o = group_copy ? &cost_.ov_group_copy : nullptr; break;
+    default: break;
+    }
+    if (!o) return;
+    double n = o->per_instruction;
+    if (w_.overhead_seq != t0_->op_seq) {  // the op call's first: its bounds checks and base addresses
+        w_.overhead_seq = t0_->op_seq;
+        n += o->per_call;
+    }
+    if (n <= 0) return;
+    const CostModel::AluCost& c = cost_.alu[size_t(AluKind::simple)];
+    double& slot = b_.sm->issue_free[size_t((b_.warp_base + w_.id) % 4)];
+    slot = std::max(slot, double(t_)) + n * c.throughput;
+    wait_until(std::max(t_ + uint64_t(n * c.latency + 0.5), uint64_t(slot + 0.5)), Stall::selected);
 }
 
 // A read of global memory in `al`: every byte must have been written (by an upload or a kernel).

@@ -106,12 +106,35 @@ private:
         if (w_.loaded_regs > w_.peak_loaded_regs) w_.peak_loaded_regs = w_.loaded_regs;
     }
     // Shared-memory pipe: wavefronts queue behind other warps' wavefronts.
+    // The warp issues at once while few of its instructions wait for the
+    // pipe (its data, later, is short_scoreboard); with mio_queue_high
+    // waiting, it waits until only mio_queue_low are (mio_throttle). Returns
+    // when the instruction's last wavefront leaves the pipe.
     uint64_t use_smem_pipe(int wavefronts) {
-        wait_until(b_.sm->smem_free, Stall::mio_throttle);
-        uint64_t end = t_ + uint64_t(wavefronts) * cost_.shared_cycles_per_wavefront;
-        b_.sm->smem_free = end;
+        SmPipes& sm = *b_.sm;
+        const int high = cost_.mio_queue_high;
+        if (high == 0) {
+            wait_until(sm.smem_free, Stall::mio_throttle);
+        } else {
+            // The ring holds the warp's last `high` start times, oldest at
+            // mio_next; those after t_ are still waiting (starts only grow).
+            int waiting = 0;
+            for (int k = high - 1; k >= 0 && w_.mio_start[(w_.mio_next + k) % high] > t_; --k) ++waiting;
+            if (waiting >= high)
+                wait_until(w_.mio_start[(w_.mio_next + high - 1 - cost_.mio_queue_low) % high], Stall::mio_throttle);
+        }
+        const uint64_t start = std::max(t_, sm.smem_free);
+        if (high > 0) {
+            w_.mio_start[w_.mio_next] = start;
+            w_.mio_next = uint8_t((w_.mio_next + 1) % high);
+        }
+        const uint64_t end = start + uint64_t(wavefronts) * cost_.shared_cycles_per_wavefront;
+        sm.smem_free = end;
         return end;
     }
+    // The address arithmetic and checks nvcc adds around a tile op's memory
+    // instruction (the cost model's "overhead"), issued before it.
+    void issue_overhead(Op op);
 
     // Global memory traffic, in whole sectors: the executing lanes' accesses
     // of `bytes_per_lane` each; added to the block's total, which bounds the

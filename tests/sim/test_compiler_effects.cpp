@@ -17,7 +17,7 @@ namespace {
 
 using tklab::sim::AluKind;
 
-enum class Arith { add, exp, div };
+enum class Arith { add, exp, div, exp2, lambda_ex2 };
 
 // n of one op on a 16x64 float register tile (32 elements a lane), after one fill.
 template <Arith A>
@@ -27,6 +27,8 @@ __global__ void arithmetic_kernel(float* out, int n) {
     for (int i = 0; i < n; ++i) {
         if constexpr (A == Arith::add) tk::add(t, t, t);
         else if constexpr (A == Arith::exp) tk::exp(t, t);
+        else if constexpr (A == Arith::exp2) tk::exp2(t, t);
+        else if constexpr (A == Arith::lambda_ex2) tk::unary_map(t, t, [](float x) { return tk::arch::ex2_approx(x * 0.5f); });
         else tk::div(t, t, t);
     }
     out[threadIdx.x] = t.tiles[0][0].data[0].x;
@@ -73,6 +75,20 @@ TEST_CASE("compiler effects: a tile op's arithmetic costs its elements at its ki
     }
 }
 
+TEST_CASE("compiler effects: an element function's ex2_approx calls are charged with its op, once", "[sim][alu]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(41);
+    const int n = 4 + int(rng() % 8);
+    const auto& simple = m.alu[size_t(AluKind::simple)];
+    const auto& ex2 = m.alu[size_t(AluKind::exp2)];
+    // A lambda is one simple instruction an element, plus the ex2 it calls.
+    const double lambda = double(block_cycles<Arith::lambda_ex2>(1, n, rng()) - block_cycles<Arith::lambda_ex2>(1, 0, rng())) / n;
+    CHECK(lambda == Approx(32 * (simple.latency + ex2.latency)).margin(2.0));
+    // tk::exp2 calls ex2_approx itself: its kind's price, not twice.
+    const double op = double(block_cycles<Arith::exp2>(1, n, rng()) - block_cycles<Arith::exp2>(1, 0, rng())) / n;
+    CHECK(op == Approx(32 * ex2.latency).margin(1.0));
+}
+
 TEST_CASE("compiler effects: warps on one sub-partition take turns at its issue slot", "[sim][alu]") {
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     const int n = 32;
@@ -98,9 +114,12 @@ TEST_CASE("compiler effects: a tile op's global loads wait one latency together"
     tk::launch("tile_load", tile_load_kernel, dim3(1), dim3(32), 64 * 64 * 2, tk::gl<tk::bf16>{g.data(), 1, 1, 64, 64});
     const uint64_t cycles = tklab::sim::last_run().stats.max_block_cycles;
     // 16 loads of 16 bytes a lane, each stored as it arrives: one latency and
-    // the issue of 32 instructions, not 16 latencies one after another.
+    // the issue of 32 instructions with their address arithmetic (the cost
+    // model's overhead), not 16 latencies one after another.
+    const double arithmetic = (m.ov_group_copy.per_call + 32 * m.ov_group_copy.per_instruction) * m.alu[size_t(AluKind::simple)].latency;
     CHECK(cycles >= uint64_t(m.global_latency));
-    CHECK(cycles < uint64_t(m.global_latency) + 200);
+    CHECK(double(cycles) < m.global_latency + arithmetic + 200);
+    CHECK(double(cycles) < 2.0 * m.global_latency + arithmetic);
 }
 
 TEST_CASE("compiler effects: a warp's exit waits for its stores to drain", "[sim][memory]") {

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <filesystem>
 #include <fstream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <random>
 
@@ -176,4 +177,35 @@ TEST_CASE("memory model: a fresh buffer the launch only writes takes no room in 
         CHECK(c.store_stall == uint64_t(m.global_latency - m.global_issue_cycles));
         CHECK(c.stats.dram_bytes == c.stats.global_bytes);
     }
+}
+
+TEST_CASE("cost model: the instructions around tile ops are the probes' SASS counts, solved per call and per instruction", "[sim][cost_model]") {
+    // results/calibration_overhead_h100.json: SASS per call of each probe
+    // (bench/calibrate/overhead_probes.h), each op at two sizes.
+    const nlohmann::json cal = read_json(project_root() / "results/calibration_overhead_h100.json");
+    std::map<std::string, double> v;
+    for (const auto& f : cal["figures"]) {
+        const std::string name = f["name"].get<std::string>();
+        if (name.rfind("overhead.", 0) == 0) v[name.substr(9, name.size() - 9 - 14)] = f["value"].get<double>();
+    }
+    REQUIRE(v.size() == 13);
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    // An op at two sizes: n1 and n2 modelled instructions a call (beyond `base1`
+    // and `base2` that are not its own) give per_instruction from the
+    // difference and per_call from the smaller.
+    auto check = [](const char* what, const tklab::sim::CostModel::Overhead& got, double small, double big, double n1, double n2, int calls) {
+        INFO(what);
+        const double per_instruction = (big - small - (n2 - n1)) / (n2 - n1);
+        const double per_call = (small - n1 - n1 * per_instruction) / calls;
+        CHECK(got.per_instruction == Approx(std::max(0.0, per_instruction)).margin(0.006));
+        CHECK(got.per_call == Approx(std::max(0.0, per_call)).margin(0.006));
+    };
+    const double loop = v.at("mma") - 32;  // the probe loop's own instructions
+    check("ldmatrix", m.ov_ldmatrix, v.at("ldmatrix_mma_small") - v.at("mma_small"), v.at("ldmatrix_mma") - v.at("mma"), 8, 16, 2);
+    check("cp_async", m.ov_cp_async, v.at("cp_async") - loop - 2, v.at("cp_async_one_warp") - loop - 2, 4, 16, 1);
+    check("st_global", m.ov_st_global, v.at("st_global") - loop, v.at("st_global_large") - loop, 16, 32, 1);
+    check("ld_global", m.ov_ld_global, v.at("ld_st_global") - v.at("st_global"), v.at("ld_st_global_large") - v.at("st_global_large"), 16, 32, 1);
+    check("group_copy", m.ov_group_copy, v.at("group_load") - loop, v.at("group_load_one_warp") - loop, 8, 32, 1);
+    // What the GPU runs is more than the simulator models: every part is positive.
+    for (const auto* o : {&m.ov_ldmatrix, &m.ov_cp_async, &m.ov_st_global, &m.ov_ld_global, &m.ov_group_copy}) CHECK(o->per_instruction > 0);
 }

@@ -34,12 +34,15 @@ struct sms_as {
 };
 
 // Every lane loads from bank 0 (a 32-way conflict): each load holds the
-// shared-memory pipe for 32 wavefronts.
+// shared-memory pipe for 32 wavefronts. The last store uses every load.
 __global__ void conflicted_loads_kernel(int n) {
+    uint32_t sum[1] = {0};
     for (int i = 0; i < n; ++i) {
         uint32_t r[1];
         tk::arch::ld_shared<1>(r, uint32_t(tk::laneid()) * 128);
+        sum[0] += r[0];
     }
+    tk::arch::st_shared<1>(uint32_t(tk::laneid()) * 4, sum);
 }
 
 // Each iteration loads a word and stores it: the store waits for the load.
@@ -121,8 +124,8 @@ TEST_CASE("SM model: blocks on one SM share its shared-memory pipe", "[sim][sm]"
         INFO("loads per block: " << n);
         const tklab::sim::Stats alone = run_conflicted(1, 4096, n);
         const uint64_t one = alone.wave_cycles;
-        // The pipe's time for every load but the last (the warp ends as it issues that).
-        const uint64_t pipe = uint64_t(n - 1) * 32 * uint64_t(m.shared_cycles_per_wavefront);
+        // The pipe's time for every load (the last store waits for them all).
+        const uint64_t pipe = uint64_t(n) * 32 * uint64_t(m.shared_cycles_per_wavefront);
         CHECK(one >= pipe);
         // Two blocks fit beside each other: they queue on the same pipe, and the SM takes twice as long.
         const tklab::sim::Stats two = run_conflicted(2, 4096, n);
@@ -302,4 +305,29 @@ TEST_CASE("SM model: the register probe's output is not printed: block 0 prints 
     CHECK(count("tklab-test block 0\n") == 1);
     CHECK(count("tklab-test block 1\n") == 1);
     CHECK(count("tklab-test block 2\n") == 1);
+}
+
+TEST_CASE("SM model: a warp queues shared-memory instructions up to the measured depth before mio_throttle", "[sim][sm]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // the loads read shared memory nothing wrote: only their banks matter
+    sms_as one_sm(1);
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    REQUIRE(m.mio_queue_high > 0);
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 3; ++trial) {
+        // Up to the queue's depth the warp issues every load at once, and waits
+        // only for their data (short_scoreboard, at the store that uses them).
+        const int few = 1 + int(rng() % uint32_t(m.mio_queue_high));
+        const tklab::sim::Stats a = run_conflicted(1, 4096, few);
+        INFO(few << " loads");
+        CHECK(a.stall_cycles[size_t(Stall::mio_throttle)] == 0);
+        CHECK(a.stall_cycles[size_t(Stall::short_scoreboard)] > 0);
+        // Beyond it, the warp stops until the queue has drained to mio_queue_low:
+        // it waits for the pipe at issue.
+        const int many = m.mio_queue_high + 8 + int(rng() % 16);
+        const tklab::sim::Stats b = run_conflicted(1, 4096, many);
+        INFO(many << " loads");
+        CHECK(b.stall_cycles[size_t(Stall::mio_throttle)] > 0);
+        // Either way the pipe serves every wavefront: 32 a load.
+        CHECK(b.wave_cycles >= uint64_t(many) * 32 * uint64_t(m.shared_cycles_per_wavefront));
+    }
 }

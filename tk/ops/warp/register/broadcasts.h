@@ -24,7 +24,6 @@ namespace detail {
 // dst element = f(src element, vec entry of its row/column); without UseSrc, f(vec entry).
 template <bool PerRow, bool UseSrc, typename Dst, typename Src, typename V, typename F>
 TK_DEVICE void broadcast_zip(Dst& dst, const Src& src, const V& vec, F f) {
-    charge_alu<Dst>(alu_kind_of<F>());
     using L = typename Dst::layout;
     using DT = typename Dst::dtype;
     TK_UNROLL
@@ -46,6 +45,7 @@ TK_DEVICE void broadcast_zip(Dst& dst, const Src& src, const V& vec, F f) {
                     d.y = round_to<DT>(f(v1));
                 }
             }
+    charge_alu<Dst>(alu_kind_of<F>());  // after f ran: its intrinsics are counted (tk/arch/alu.h)
 }
 
 } // namespace detail

@@ -105,8 +105,8 @@ template <typename F> TK_HOST_DEVICE constexpr arch::alu_kind alu_kind_of() {
     else if constexpr (std::is_same_v<F, op_exp2>) return arch::alu_kind::exp2;
     else if constexpr (std::is_same_v<F, op_log>) return arch::alu_kind::log;
     else if constexpr (std::is_same_v<F, op_div>) return arch::alu_kind::div;
-    else return arch::alu_kind::simple;  // one instruction an element; a user's lambda is priced so too
-}
+    else return arch::alu_kind::simple;  // one instruction an element; a user's lambda is priced so too,
+}                                        // plus the tk::arch intrinsics it calls (tk/arch/alu.h)
 
 // The elements a lane holds of a register tile or vector.
 template <typename X> TK_HOST_DEVICE constexpr int elements_per_lane() {
@@ -147,19 +147,19 @@ TK_DEVICE void zip(Dst& dst, F&& f, const Src&... src) {
 
 template <typename Dst, typename Src, typename F>
 TK_DEVICE void unary_zip(Dst& dst, const Src& src, F f) {
-    charge_alu<Dst>(alu_kind_of<F>());
     zip(dst, [&](auto x) { return f(to_float(x)); }, src);
+    charge_alu<Dst>(alu_kind_of<F>());  // after f ran: its intrinsics are counted (tk/arch/alu.h)
 }
 
 template <typename Dst, typename A, typename B, typename F>
 TK_DEVICE void binary_zip(Dst& dst, const A& a, const B& b, F f) {
-    charge_alu<Dst>(alu_kind_of<F>());
     if constexpr (is_reg_v<B>) {
         zip(dst, [&](auto x, auto y) { return f(to_float(x), to_float(y)); }, a, b);
     } else {
         const float s = scalar_to_float(b);
         zip(dst, [&](auto x) { return f(to_float(x), s); }, a);
     }
+    charge_alu<Dst>(alu_kind_of<F>());  // after f ran: its intrinsics are counted (tk/arch/alu.h)
 }
 
 // copy(rv, rv) between vector layouts. Per 16 entries:
