@@ -112,6 +112,7 @@ void run_global(Ctx& c);
 void run_async(Ctx& c);
 void run_frontend(Ctx& c);
 void run_alu(Ctx& c);
+void run_stores(Ctx& c);  // global store bandwidth and the load/store unit's rate
 int run_overhead_probes(int iters);  // for ncu: scripts/gpu/calibrate.sh --only overhead
 
 } // namespace cal

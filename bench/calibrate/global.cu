@@ -4,6 +4,7 @@
 #include <numeric>
 #include <random>
 #include "common.h"
+#include <utility>
 
 namespace cal {
 namespace {
@@ -224,6 +225,102 @@ void run_global(Ctx& c) {
           "one block of 1024 threads on one SM reads 8 MiB (in L2: one warm pass) 4 times, 16 B ld.global.cg; bytes / SM cycles", 8, 256);
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
+}
+
+} // namespace cal
+
+namespace cal {
+namespace {
+
+// Streaming write, 16 bytes per lane (st.global.cg), 4 independent stores
+// per thread per step: `passes` sweeps over n16 16-byte words (a power of two).
+__global__ void __launch_bounds__(1024, 1) stream_write(uint4* dst, size_t n16, int passes) {
+    const size_t tid = blockIdx.x * size_t(blockDim.x) + threadIdx.x, stride = size_t(gridDim.x) * blockDim.x, mask = n16 - 1;
+    const size_t total = size_t(passes) * n16;
+    const uint4 v = make_uint4(uint32_t(tid), 1u, 2u, 3u);
+    size_t k = tid;
+    for (; k + 3 * stride < total; k += 4 * stride) {
+        __stcg(dst + (k & mask), v);
+        __stcg(dst + ((k + stride) & mask), v);
+        __stcg(dst + ((k + 2 * stride) & mask), v);
+        __stcg(dst + ((k + 3 * stride) & mask), v);
+    }
+    for (; k < total; k += stride) __stcg(dst + (k & mask), v);
+}
+
+// The load/store unit's rate for global instructions: 32 warps (8 per
+// sub-partition) each issue 8 independent ld.global.ca.u32 per iteration to
+// a 16 KiB buffer (L1 hits: no memory behind it), lanes 4 (or 8, 16) bytes
+// apart, so each instruction is one (two, four) 128-byte line(s).
+template <int STRIDE_WORDS>
+__global__ void __launch_bounds__(1024, 1) lsu_loads(const uint32_t* src, int iters, long long* out, uint32_t* sink) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t* p = src + lane * STRIDE_WORDS;
+    uint32_t x = 0;
+    for (int j = 0; j < 8; ++j) x ^= __ldca(p + j * 32 * STRIDE_WORDS);  // warm L1
+    __syncthreads();
+    const long long t0 = clk();
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) x += __ldca(p + ((i + j) & 7) * 32 * STRIDE_WORDS);
+    }
+    const long long t1 = clk();
+    if (lane == 0) out[2 * warp] = t0, out[2 * warp + 1] = t1;
+    if (x == 0x9e3779b9u) sink[0] = x;
+}
+
+template <int STRIDE_WORDS>
+double lsu_cycles_per_instruction(Ctx& c, int iters) {
+    return median_runs(5, [&] {
+        lsu_loads<STRIDE_WORDS><<<1, 1024>>>(reinterpret_cast<const uint32_t*>(c.d_small), iters, c.d_out, c.d_sink);
+        CK_LAUNCH();
+        return span(c.fetch(64), 32) / (32.0 * iters * 8);
+    });
+}
+
+} // namespace
+
+void run_stores(Ctx& c) {
+    std::printf("global store bandwidth and the load/store unit\n");
+    cudaEvent_t e0, e1;
+    CK(cudaEventCreate(&e0));
+    CK(cudaEventCreate(&e1));
+    auto whole_gpu = [&](char* dst, size_t bytes, int passes) {
+        return median_runs(5, [&] {
+            CK(cudaEventRecord(e0));
+            stream_write<<<c.sms * 2, 1024>>>(reinterpret_cast<uint4*>(dst), bytes / 16, passes);
+            CK(cudaEventRecord(e1));
+            CK_LAUNCH();
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            return double(bytes) * passes / (ms * 1e-3) / 1e9;
+        });
+    };
+    char m[256];
+    const double per_sm = 1e9 / (c.mhz * 1e6) / c.sms;  // GB/s -> bytes per SM cycle
+    const double l2 = whole_gpu(c.d_small, c.small_bytes, 200);
+    std::snprintf(m, sizeof m, "whole GPU, 2 x 1024 threads per SM write an 8 MiB buffer (in L2) 200 times, 16 B st.global.cg; "
+                               "bytes / event time / SMs / SM clock (%.0f MHz); median of 5", c.mhz);
+    c.add("global.l2_write_bytes_per_cycle_per_sm", l2 * per_sm, "B/cycle/SM", m, 4, 128);
+    // A 32 MiB output (fits the 50 MB L2) written 20 times, and 2 GiB once (DRAM).
+    for (auto [mib, passes] : {std::pair{32, 20}, std::pair{2048, 1}}) {
+        const double gbs = whole_gpu(c.d_big, size_t(mib) << 20, passes);
+        char name[96];
+        std::snprintf(name, sizeof name, "global.write_bytes_per_cycle_per_sm_%dMiB", mib);
+        std::snprintf(m, sizeof m, "whole GPU, 2 x 1024 threads per SM write %d MiB %d time(s), 16 B st.global.cg; "
+                                   "bytes / event time / SMs / SM clock; median of 5", mib, passes);
+        c.add(name, gbs * per_sm, "B/cycle/SM", m, 2, 128);
+    }
+    CK(cudaEventDestroy(e0));
+    CK(cudaEventDestroy(e1));
+    const char* lm = "32 warps x 8 independent ld.global.ca.u32 per iteration, L1 hits, lanes %d bytes apart (%d line(s) an instruction); "
+                     "SM cycles per instruction";
+    std::snprintf(m, sizeof m, lm, 4, 1);
+    c.add("lsu.ld_global_cycles_per_instruction_1line", lsu_cycles_per_instruction<1>(c, 256), "cycles", m, 0.2, 16);
+    std::snprintf(m, sizeof m, lm, 8, 2);
+    c.add("lsu.ld_global_cycles_per_instruction_2lines", lsu_cycles_per_instruction<2>(c, 128), "cycles", m, 0.2, 32);
+    std::snprintf(m, sizeof m, lm, 16, 4);
+    c.add("lsu.ld_global_cycles_per_instruction_4lines", lsu_cycles_per_instruction<4>(c, 64), "cycles", m, 0.2, 64);
 }
 
 } // namespace cal
