@@ -34,6 +34,8 @@ struct CostModel {
     int64_t l2_bytes = 0;
     double l2_bytes_per_cycle_per_sm = 1, l2_bytes_per_cycle_one_sm = 1;
     double dram_bytes_per_cycle_per_sm = 1, dram_bytes_per_cycle_one_sm = 1;
+    // Writes, every SM at once, per SM (the H100 writes L2 at half its read rate).
+    double l2_write_bytes_per_cycle_per_sm = 1, dram_write_bytes_per_cycle_per_sm = 1;
     int sector_bytes = 32;  // global accesses move whole sectors
     // The tile library's register arithmetic, cycles per element of a warp's
     // op: alone on its sub-partition (latency) and what it takes of the

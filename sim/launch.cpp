@@ -251,6 +251,9 @@ MemoryPath memory_path(const CostModel& cost) {
     m.load_latency = m.dram ? cost.global_dram_latency : cost.global_latency;
     m.cp_async_latency = m.dram ? cost.cp_async_dram_latency : cost.cp_async_latency;
     m.tma_latency = m.dram ? cost.tma_dram_latency : cost.tma_latency;
+    // One SM's rates until the launch knows how many SMs it keeps busy (launch()).
+    m.load_bytes_per_cycle = m.dram ? cost.dram_bytes_per_cycle_one_sm : cost.l2_bytes_per_cycle_one_sm;
+    m.store_bytes_per_cycle = cost.l2_bytes_per_cycle_one_sm;
     return m;
 }
 
@@ -341,11 +344,19 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     if (!g_last.compiler && per_sm > 1 && nblocks > uint64_t(multiprocessors()))
         per_sm = probe_blocks_per_sm(kernel, Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, memory, per_sm);
     const SmLayout layout = sm_layout(nblocks, multiprocessors(), per_sm);
-    // Stores leave each SM at its share of L2's bandwidth: all of one SM's
-    // rate when few SMs are busy, the device's total over them when many are.
+    // Loads arrive at each SM's share of L2's bandwidth and stores leave at
+    // its share of L2's write bandwidth (half the read rate on the H100), and
+    // of DRAM's when the launch's data is there: all of one SM's rate when
+    // few SMs are busy, the device's total over them when many are.
     {
         const double busy = double(std::min<uint64_t>(std::max<uint64_t>(layout.groups(), 1), uint64_t(multiprocessors())));
-        memory.store_bytes_per_cycle = std::min(cost.l2_bytes_per_cycle_one_sm, cost.l2_bytes_per_cycle_per_sm * double(cost.sms) / busy);
+        memory.load_bytes_per_cycle = std::min(cost.l2_bytes_per_cycle_one_sm, cost.l2_bytes_per_cycle_per_sm * double(cost.sms) / busy);
+        memory.store_bytes_per_cycle = std::min(cost.l2_bytes_per_cycle_one_sm, cost.l2_write_bytes_per_cycle_per_sm * double(cost.sms) / busy);
+        if (memory.dram) {  // the launch's data is in DRAM: its share bounds too
+            memory.store_bytes_per_cycle = std::min(memory.store_bytes_per_cycle, cost.dram_write_bytes_per_cycle_per_sm * double(cost.sms) / busy);
+            memory.load_bytes_per_cycle = std::min(memory.load_bytes_per_cycle,
+                                                   std::min(cost.dram_bytes_per_cycle_one_sm, cost.dram_bytes_per_cycle_per_sm * double(cost.sms) / busy));
+        }
     }
     std::vector<uint64_t> block_cycles(nblocks);
     std::atomic<uint64_t> next_group{0};

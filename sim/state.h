@@ -148,6 +148,7 @@ struct MemoryPath {
     uint64_t read_footprint = 0;  // of them, the buffers holding data (anything written them)
     int load_latency = 0, cp_async_latency = 0, tma_latency = 0;
     double store_bytes_per_cycle = 1;  // one SM's stores to L2, by how many SMs the launch keeps busy
+    double load_bytes_per_cycle = 1;   // one SM's loads from L2 (or DRAM), the same way
 };
 
 struct BarrierState {
@@ -230,6 +231,7 @@ struct SmPipes {
     int tensor_last[4] = {-1, -1, -1, -1};  // the SM warp slot that last issued on each tensor pipe
     double issue_free[4] = {};              // each sub-partition's issue slot, as the register arithmetic fills it
     double store_free = 0;  // the SM's stores leave through its share of L2's bandwidth
+    double load_free = 0;   // the SM's loads arrive through its share of L2's (or DRAM's)
 };
 
 struct Block {

@@ -9,7 +9,8 @@ scripts/gpu/launch_overhead.sh's JSON, results/launch_overhead_h100.json
 (launch_overhead_NAME.json beside the calibration's), when it is there, and
 the register arithmetic from calibration_alu_NAME.json beside it, and the
 instructions around tile ops and the shared-memory queue's depth from
-calibration_overhead_NAME.json beside it.
+calibration_overhead_NAME.json beside it, and the store bandwidths from
+calibration_stores_NAME.json beside it.
   scripts/dev/arch_from_calibration.py results/calibration_h100.json sim/arch/h100.json
 tests/sim/test_cost_model.cpp checks that the two files agree."""
 import json
@@ -48,6 +49,14 @@ FIELDS = {
     "memory.dram_bytes_per_cycle_per_sm": ("global.dram_bytes_per_cycle_per_sm", lambda v: round(v, 2),
                                            "every SM reading at once: DRAM's bandwidth over the SMs"),
     "memory.dram_bytes_per_cycle_one_sm": ("global.dram_bytes_per_cycle_one_sm", lambda v: round(v, 2), "one SM alone"),
+}
+# The store bandwidths (bench/calibrate/global.cu, run_stores, in
+# calibration_stores_NAME.json beside the calibration).
+STORE_FIELDS = {
+    "memory.l2_write_bytes_per_cycle_per_sm": ("global.l2_write_bytes_per_cycle_per_sm", lambda v: round(v, 2),
+                                               "every SM writing at once, the data in L2: L2's write bandwidth over the SMs"),
+    "memory.dram_write_bytes_per_cycle_per_sm": ("global.write_bytes_per_cycle_per_sm_2048MiB", lambda v: round(v, 2),
+                                                 "every SM writing 2 GiB once: DRAM's write bandwidth over the SMs"),
 }
 # Derived from two figures: wgmma's latency beyond its pipe time.
 DERIVED = {
@@ -197,12 +206,17 @@ def main():
     if os.path.exists(alu):
         figs.update({f["name"]: f for f in json.load(open(alu))["figures"]})
         derived.update(ALU_DERIVED)
+    stores = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "calibration_stores_"))
+    fields = dict(FIELDS)
+    if os.path.exists(stores):
+        figs.update({f["name"]: f for f in json.load(open(stores))["figures"]})
+        fields.update(STORE_FIELDS)
     ov = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "calibration_overhead_"))
     ov_figs = {f["name"]: f for f in json.load(open(ov))["figures"]} if os.path.exists(ov) else None
     figs["sm_clock_mhz"] = {"value": cal["sm_clock_mhz"]["start"] if isinstance(cal["sm_clock_mhz"], dict) else cal["sm_clock_mhz"],
                             "method": "%clock64 over a %globaltimer interval, under load"}
     measured = {}
-    for field, (name, conv, why) in FIELDS.items():
+    for field, (name, conv, why) in fields.items():
         if name not in figs:
             sys.exit(f"arch_from_calibration: the calibration has no figure {name} (for {field})")
         set_path(arch, field, conv(figs[name]["value"]))

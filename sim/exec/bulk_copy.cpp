@@ -109,13 +109,15 @@ void Executor::check_copy_smem(int l, uint32_t addr, uint64_t bytes, uint32_t sw
 // The copy engine moves one copy at a time: `bytes` occupy it bytes /
 // bandwidth cycles after it is free; the data is there the memory path's
 // latency later.
-uint64_t Executor::use_copy_engine(uint64_t bytes, uint64_t& engine_done) {
+uint64_t Executor::use_copy_engine(uint64_t bytes, uint64_t& engine_done, bool load) {
     const uint64_t start = std::max(t_, b_.sm->copy_engine_free);
     const uint64_t bpc = uint64_t(std::max(1, cost_.tma_bytes_per_cycle));
     engine_done = start + (bytes + bpc - 1) / bpc;
     b_.sm->copy_engine_free = engine_done;
     b_.out->trace.global_bytes += bytes;  // whole rows of a tensor: whole sectors
-    return engine_done + uint64_t(b_.memory.tma_latency);
+    // A load's bytes also come through the SM's share of the memory's bandwidth.
+    const uint64_t landed = engine_done + uint64_t(b_.memory.tma_latency);
+    return load ? std::max(landed, load_arrives(start, bytes, b_.memory.tma_latency)) : landed;
 }
 
 void Executor::tma_load() {
@@ -138,7 +140,7 @@ void Executor::tma_load() {
         });
         for (uint64_t i = 0; i < bytes; i += 16) rows.push_back(swizzle_address(o.addr + uint32_t(i), m.swizzle_bytes));
         uint64_t engine_done = 0;
-        const uint64_t done = use_copy_engine(bytes, engine_done);
+        const uint64_t done = use_copy_engine(bytes, engine_done, true);
         mb.in_flight += bytes;
         mb.copy_file = lane(l).kfile;
         mb.copy_line = lane(l).kline;
@@ -202,7 +204,7 @@ void Executor::tma_store() {
             std::memcpy(reinterpret_cast<void*>(a), image.data() + r * row_bytes + uint64_t(first) * m.elem_bytes, n);
         });
         uint64_t read_done = 0;
-        const uint64_t done = use_copy_engine(bytes, read_done);
+        const uint64_t done = use_copy_engine(bytes, read_done, false);
         Thread::BulkGroup& g = lane(l).bulk_open;
         g.read = std::max(g.read, read_done);
         g.done = std::max(g.done, done);

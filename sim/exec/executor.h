@@ -132,6 +132,15 @@ private:
         sm.smem_free = end;
         return end;
     }
+    // The SM's share of the memory's bandwidth (sim/README.md, "Global
+    // memory"): a load of `bytes` issued at `from` waits for the SM's
+    // earlier loads, takes bytes / load_bytes_per_cycle of its share, and
+    // arrives `latency` after that; returns when.
+    uint64_t load_arrives(uint64_t from, uint64_t bytes, int latency) {
+        double& q = b_.sm->load_free;
+        q = std::max(q, double(from)) + double(bytes) / b_.memory.load_bytes_per_cycle;
+        return uint64_t(q + 0.5) + uint64_t(latency);
+    }
     // The address arithmetic and checks nvcc adds around a tile op's memory
     // instruction (the cost model's "overhead"), issued before it.
     void issue_overhead(Op op);
@@ -182,7 +191,7 @@ private:
     const TensorMap& tensor_map(int l);
     const Allocation& check_tensor_memory(int l, uintptr_t a, uint64_t bytes, uint64_t row);
     void check_copy_smem(int l, uint32_t addr, uint64_t bytes, uint32_t swizzle, const char* what);
-    uint64_t use_copy_engine(uint64_t bytes, uint64_t& engine_done);
+    uint64_t use_copy_engine(uint64_t bytes, uint64_t& engine_done, bool load);
     void schedule(uint64_t when, std::function<void()> f);
     void tma_load();
     void tma_store();

@@ -60,7 +60,7 @@ void Executor::global_access(Op op) {
             if (w_.hoist_seq != t0_->op_seq) { w_.hoist_seq = t0_->op_seq; w_.hoist_start = t_; w_.hoist_count = 0; }
             issued = std::min(t_, w_.hoist_start + uint64_t(w_.hoist_count++) * uint64_t(cost_.global_issue_cycles));
         }
-        note_load(issued + uint64_t(b_.memory.load_latency), Stall::long_scoreboard, (bytes + 3) / 4);
+        note_load(load_arrives(issued, moved, b_.memory.load_latency), Stall::long_scoreboard, (bytes + 3) / 4);
     }
     w_.clock = t_ + cost_.global_issue_cycles;
 }
@@ -82,8 +82,7 @@ uint64_t Executor::global_traffic(uint32_t bytes_per_lane) {
 
 void Executor::cp_async() {
     const uint32_t bytes = op0_->bytes;
-    global_traffic(bytes);
-    const uint64_t complete = t_ + uint64_t(b_.memory.cp_async_latency);
+    const uint64_t complete = load_arrives(t_, global_traffic(bytes), b_.memory.cp_async_latency);
     for_lanes([&](int l) {
         LaneOp& o = lane_op(l);
         check_shared(b_, lane(l), o.addr, bytes, "cp.async destination");

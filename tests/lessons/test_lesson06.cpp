@@ -43,7 +43,7 @@ const KnownWrong known_wrong[] = {
     {"wrong/bf16_accumulator.cuh", lesson06::wrong_bf16_accumulator::kernel, "correctness",
      "correctness: wrong at K=16 M=128 N=128"},
     {"wrong/too_small.cuh", lesson06::wrong_too_small::kernel, "goal",
-     "the slowest block took 26780 cycles (goal: at most 9000)"},
+     "the slowest block took 27868 cycles (goal: at most 9500)"},
     {"wrong/too_big.cuh", lesson06::wrong_too_big::kernel, "goal",
      "2 blocks fit on an SM, limited by registers (goal: at least 4); 160 tile registers per thread"},
 };
@@ -70,7 +70,7 @@ TEST_CASE("lesson 6: the solution passes the check, goal included", "[lessons][l
     CHECK(res.passed);
     CHECK(res.report.find("correct at K=80 M=256 N=128") != std::string::npos);
     CHECK(res.report.find("goal met: at least 4 blocks resident per SM") != std::string::npos);
-    CHECK(res.report.find("goal met: the slowest block within 9000 simulated cycles") != std::string::npos);
+    CHECK(res.report.find("goal met: the slowest block within 9500 simulated cycles") != std::string::npos);
 }
 
 TEST_CASE("lesson 6: the exercise as shipped is correct and fails the occupancy goal", "[lessons][lesson06]") {
@@ -92,9 +92,9 @@ TEST_CASE("lesson 6: what the three warp tiles cost, as README.md's table says",
     CHECK(t16.blocks_per_sm == 12);
     CHECK(t32.blocks_per_sm == 7);
     CHECK(t64.blocks_per_sm == 2);
-    CHECK(t16.cycles == 26780);
-    CHECK(t32.cycles == 8695);
-    CHECK(t64.cycles == 3851);
+    CHECK(t16.cycles == 27868);
+    CHECK(t32.cycles == 9271);
+    CHECK(t64.cycles == 4139);
     // The rectangular tiles, as the README's text and the goal's comment say.
     const Cost t32x64 = cost_of(lesson06::solution::gemm<32, 64>), t64x32 = cost_of(lesson06::solution::gemm<64, 32>);
     const Cost t16x32 = cost_of(lesson06::solution::gemm<16, 32>), t32x16 = cost_of(lesson06::solution::gemm<32, 16>);
@@ -102,20 +102,20 @@ TEST_CASE("lesson 6: what the three warp tiles cost, as README.md's table says",
     for (const Cost& c : {t32x64, t64x32}) {
         CHECK(c.tile_registers == 88);
         CHECK(c.blocks_per_sm == 4);
-        CHECK(c.cycles > 5400);
-        CHECK(c.cycles < 5750);
+        CHECK(c.cycles > 5900);
+        CHECK(c.cycles < 6100);
     }
     for (const Cost& c : {t16x32, t32x16}) {
         CHECK(c.tile_registers == 28);
         CHECK(c.blocks_per_sm == 9);
-        CHECK(c.cycles > 14700);
-        CHECK(c.cycles < 15250);
+        CHECK(c.cycles > 15600);
+        CHECK(c.cycles < 16000);
     }
     CHECK(t16x64.blocks_per_sm == 6);
     CHECK(t64x16.blocks_per_sm == 6);
-    CHECK(t16x64.cycles == 8759);
-    CHECK(t64x16.cycles == 9335);
-    CHECK(t16x64.cycles <= lesson06::kMaxCycles);  // "just does"
+    CHECK(t16x64.cycles == 9911);
+    CHECK(t64x16.cycles == 9607);
+    CHECK(t16x64.cycles > lesson06::kMaxCycles);  // "just miss"
     CHECK(t64x16.cycles > lesson06::kMaxCycles);
     CHECK(t16x32.cycles > lesson06::kMaxCycles);
 }
