@@ -5,7 +5,9 @@
 
 #include "support/known_wrong.h"
 
+#include <fstream>
 #include <iterator>
+#include <vector>
 #include <string>
 
 #include "lessons/03_mma/lesson.cuh"
@@ -75,4 +77,44 @@ TEST_CASE("lesson 3: every known-wrong kernel fails with its message", "[lessons
 
 TEST_CASE("lesson 3: the known-wrong list covers lessons/03_mma/wrong/", "[lessons][lesson03]") {
     lesson_tests::check_list_covers_wrong_folder("lessons/03_mma", known_wrong);
+}
+
+TEST_CASE("lesson 3: README.md's walk through one k-step is the run's timeline", "[lessons][lesson03]") {
+    // build/tklab run lesson03 --variant solution --size M=32,N=32,K=64: block 0, warp 0.
+    const tk::host::program p = tk::host::make_program(lesson03::program_def({{"solution", lesson03::solution::kernel}}));
+    auto c = p.make(p.resolve({{"M", 32}, {"N", 32}, {"K", 64}}), 1);
+    c->run("solution");
+    const tklab::sim::RunResult& r = tklab::sim::last_run();
+    std::vector<const tklab::sim::Event*> mma, loads;
+    for (const auto& e : r.blocks.at(0).events) {
+        if (e.warp != 0) continue;
+        if (e.op == tklab::sim::Op::mma) mma.push_back(&e);
+        if (e.op == tklab::sim::Op::ld_global) loads.push_back(&e);
+    }
+    REQUIRE(mma.size() == 8);      // 4 k-steps, two each
+    REQUIRE(loads.size() == 48);   // twelve a k-step
+    // The k-step the README walks through: the first pair, then the next loads and the long wait.
+    const uint64_t first = mma[0]->issue, second = mma[1]->issue, next = mma[2]->issue, next2 = mma[3]->issue;
+    const uint32_t long_wait = mma[0]->stall_cycles, pair_wait = mma[1]->stall_cycles;
+    const uint64_t loads_from = loads[0]->issue, loads_to = loads[11]->issue;     // the first k-step's
+    const uint64_t next_from = loads[12]->issue, next_to = loads[23]->issue;      // the next k-step's
+    CHECK(mma[0]->stall == uint8_t(tklab::sim::Stall::long_scoreboard));
+    CHECK(mma[1]->stall == uint8_t(tklab::sim::Stall::wait));
+    CHECK(mma[2]->stall_cycles == long_wait);
+    std::ifstream in(lesson_tests::lesson_dir("lessons/03_mma") / "README.md");
+    REQUIRE(in.good());
+    std::string readme;
+    for (std::string line; std::getline(in, line);) readme += line + ' ';  // line breaks as spaces
+    auto says = [&](const std::string& text) {
+        INFO("README.md should say: " << text);
+        CHECK(readme.find(text) != std::string::npos);
+    };
+    says("at " + std::to_string(first) + " the first **`mma.sync`** issues");
+    says("a " + std::to_string(long_wait) + "-cycle **long_scoreboard** wait");
+    says("issued at cycles " + std::to_string(loads_from) + "-" + std::to_string(loads_to / 10 * 10));
+    says("at " + std::to_string(second) + " the second `mma.sync` issues, after " + std::to_string(pair_wait) + " cycles of **wait**");
+    says("from " + std::to_string(second + 2) + " to " + std::to_string((next_to + 5) / 10 * 10) + " the twelve `ld.global`");
+    says("waits again, " + std::to_string(long_wait) + " cycles");
+    says("`mma.sync` at " + std::to_string(next) + " and " + std::to_string(next2));
+    CHECK(next_from > second);
 }
