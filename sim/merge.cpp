@@ -75,6 +75,7 @@ void Merger::add(BlockResult& br) {
         st.peak_live = bt.peak_live;
     }
     st.global_bytes += bt.global_bytes;
+    st.overhead_instructions += uint64_t(std::llround(bt.overhead_instructions));
     st.peak_loaded_regs = std::max(st.peak_loaded_regs, bt.peak_loaded_regs);
     bt.allowed_uninit_loc = loc_map[bt.allowed_uninit_loc];
     if (bt.allowed_uninit_reads && !st.allowed_uninit_reads) st.allowed_uninit_loc = bt.allowed_uninit_loc;

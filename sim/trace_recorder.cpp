@@ -314,6 +314,7 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.wave_cycles = st.wave_cycles;
     s.blocks_together = st.blocks_together;
     s.global_bytes = st.global_bytes;
+    s.overhead_instructions = st.overhead_instructions;
     s.dram_bytes = st.dram_bytes;
     s.l2_cycles = st.l2_cycles;
     s.dram_cycles = st.dram_cycles;

@@ -573,7 +573,7 @@ private:
         // The kernel time's parts came later within version 1: optional.
         for (auto [k, v] : {std::pair{"wave_cycles", &s.wave_cycles}, {"global_bytes", &s.global_bytes}, {"dram_bytes", &s.dram_bytes},
                             {"l2_cycles", &s.l2_cycles}, {"dram_cycles", &s.dram_cycles},
-                            {"launch_overhead_cycles", &s.launch_overhead_cycles}})
+                            {"launch_overhead_cycles", &s.launch_overhead_cycles}, {"overhead_instructions", &s.overhead_instructions}})
             if (r.contains(k)) *v = u(k);
         if (r.contains("blocks_together"))
             s.blocks_together = int(as_int(field(r, p, "blocks_together"), p + ".blocks_together", 0, 1 << 20));

@@ -568,7 +568,9 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
         w.line(blank + "slowest block " + num(s.max_block_cycles) + " cycles" + waves + ", " + occupancy);
     }
     row("blocks", num(s.blocks) + " of " + num(uint64_t(l.grid.x) * l.grid.y * l.grid.z) + " in the grid ran");
-    row("warp instructions", num(s.warp_instructions));
+    row("warp instructions", num(s.warp_instructions) +
+                                 (s.overhead_instructions ? " (+ about " + num(s.overhead_instructions) + " of address arithmetic, as time)"
+                                                          : std::string()));
 
     const SmemTotals sm = smem_total(s);
     const uint64_t extra = minus(sm.wavefronts, sm.ideal);

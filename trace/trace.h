@@ -108,6 +108,7 @@ struct Summary {
     uint64_t wave_cycles = 0;             // the blocks' bound: the busiest SM's time (older traces: slowest block x waves)
     int blocks_together = 0;              // blocks simulated together on an SM at most (0: older traces, one at a time)
     uint64_t global_bytes = 0, dram_bytes = 0;  // global traffic in whole sectors; of it, DRAM's
+    uint64_t overhead_instructions = 0;         // address arithmetic around tile ops' memory instructions (charged as time)
     uint64_t l2_cycles = 0, dram_cycles = 0;    // that traffic over the bandwidth the SMs share
     uint64_t launch_overhead_cycles = 0;
     std::string time_limit;               // "blocks", "L2 bandwidth" or "DRAM bandwidth"

@@ -243,6 +243,7 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"wave_cycles", s.wave_cycles},
             {"blocks_together", s.blocks_together},
             {"global_bytes", s.global_bytes},
+            {"overhead_instructions", s.overhead_instructions},
             {"dram_bytes", s.dram_bytes},
             {"l2_cycles", s.l2_cycles},
             {"dram_cycles", s.dram_cycles},

@@ -107,6 +107,7 @@ void Executor::issue_overhead(Op op) {
         n += o->per_call;
     }
     if (n <= 0) return;
+    b_.out->trace.overhead_instructions += n;
     const CostModel::AluCost& c = cost_.alu[size_t(AluKind::simple)];
     double& slot = b_.sm->issue_free[size_t((b_.warp_base + w_.id) % 4)];
     slot = std::max(slot, double(t_)) + n * c.throughput;
