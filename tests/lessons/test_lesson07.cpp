@@ -6,6 +6,9 @@
 
 #include "support/known_wrong.h"
 
+#include <algorithm>
+#include <cstdio>
+#include <fstream>
 #include <iterator>
 #include <string>
 
@@ -89,4 +92,38 @@ TEST_CASE("lesson 7: every known-wrong kernel fails with its message", "[lessons
 
 TEST_CASE("lesson 7: the known-wrong list covers lessons/07_producer_consumer/wrong/", "[lessons][lesson07]") {
     lesson_tests::check_list_covers_wrong_folder("lessons/07_producer_consumer", known_wrong);
+}
+
+TEST_CASE("lesson 7: README.md's figures are the two kernels' runs at the check's last size", "[lessons][lesson07]") {
+    // M = N = 128, K = 512 (the goal's size and `tklab run lesson07`'s default).
+    struct Run { uint64_t cycles; double barrier_share; uint64_t longest_wait; };
+    auto run = [](lesson07::kernel_fn kernel) {
+        const tk::host::program p = tk::host::make_program(lesson07::program_def({{"k", kernel}}));
+        auto c = p.make(p.resolve({{"M", 128}, {"N", 128}, {"K", 512}}), 1);
+        c->run("k");
+        const tklab::sim::RunResult& r = tklab::sim::last_run();
+        const uint64_t warps = (uint64_t(r.block.x) * r.block.y * r.block.z + 31) / 32;  // as the goal counts
+        Run out{r.stats.max_block_cycles, double(r.stats.barrier_wait_cycles) / (double(r.stats.sum_block_cycles) * double(warps)), 0};
+        for (const auto& e : r.blocks.at(0).events)  // block 0's longest single wait at an mbarrier
+            if (e.op == tklab::sim::Op::mbar_wait || e.op == tklab::sim::Op::mbar_test_wait)
+                out.longest_wait = std::max<uint64_t>(out.longest_wait, e.stall_cycles);
+        return out;
+    };
+    const Run ring = run(lesson07::solution::kernel), one = run(lesson07::wrong_one_stage::kernel);
+    std::ifstream in(lesson_tests::lesson_dir("lessons/07_producer_consumer") / "README.md");
+    REQUIRE(in.good());
+    std::string readme;
+    for (std::string line; std::getline(in, line);) readme += line + ' ';  // line breaks as spaces
+    char share_ring[16], share_one[16];
+    std::snprintf(share_ring, sizeof share_ring, "%.1f%%", 100 * ring.barrier_share);
+    std::snprintf(share_one, sizeof share_one, "%.1f%%", 100 * one.barrier_share);
+    auto says = [&](const std::string& text) {
+        INFO("README.md should say: " << text);
+        CHECK(readme.find(text) != std::string::npos);
+    };
+    says("Barrier waits: **" + std::string(share_ring) + " of warp time**");
+    says(std::to_string(one.cycles) + " cycles against " + std::to_string(ring.cycles) + ", barrier waits " + share_one +
+         " of warp time against " + share_ring);
+    says("(the solution: " + std::string(share_ring) + "; one slot: " + share_one + ")");
+    says("waits longest for the first tile, " + std::to_string(ring.longest_wait) + " cycles");
 }
