@@ -113,6 +113,6 @@ void run_async(Ctx& c);
 void run_frontend(Ctx& c);
 void run_alu(Ctx& c);
 void run_stores(Ctx& c);  // global store bandwidth and the load/store unit's rate
-int run_overhead_probes(int iters);  // for ncu: scripts/gpu/calibrate.sh --only overhead
+int run_overhead_probes(int iters, bool timing);  // scripts/gpu/calibrate.sh --only overhead
 
 } // namespace cal

@@ -34,12 +34,14 @@ int main(int argc, char** argv) {
             for (int k = 0; k < 10; ++k) empty_kernel<<<1, 128>>>(nullptr);
             return cudaDeviceSynchronize() == cudaSuccess ? 0 : 1;
         }
-        if (!std::strcmp(argv[i], "--overhead-probes") && i + 1 < argc) return cal::run_overhead_probes(std::atoi(argv[i + 1]));
+        if (!std::strcmp(argv[i], "--overhead-probes") && i + 1 < argc) return cal::run_overhead_probes(std::atoi(argv[i + 1]), false);
+        if (!std::strcmp(argv[i], "--overhead-timing")) return cal::run_overhead_probes(0, true);
         if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
             std::printf("usage: calibrate OUT.json [--only issue,shared,tensor,global,async,frontend,alu,stores]\n"
                         "       calibrate --empty-kernel   (10 launches of an empty kernel, for ncu)\n"
-                        "       calibrate --overhead-probes ITERS   (each tile-op probe once, ITERS calls, for ncu)\n");
+                        "       calibrate --overhead-probes ITERS   (each tile-op probe once, ITERS calls, for ncu)\n"
+                        "       calibrate --overhead-timing   (each tile-op probe's cycles per call, one warp per sub-partition)\n");
             return 0;
         } else out_path = argv[i];
     }

@@ -3,10 +3,16 @@
 #include "common.h"
 #include "bench/calibrate/overhead_probes.h"
 
+#include <algorithm>
+#include <vector>
+
 namespace cal {
 
-// Each probe once, one block of 4 warps, `iters` calls (calibrate --overhead-probes ITERS).
-int run_overhead_probes(int iters) {
+// Each probe once, one block of 4 warps, `iters` calls (calibrate
+// --overhead-probes ITERS, for ncu); with `timing`, each probe at 8 and 40
+// calls instead, printing its cycles per call (the slowest warp's, one warp
+// per sub-partition): what the op's code costs a warp alone.
+int run_overhead_probes(int iters, bool timing) {
     using namespace overhead;
     tk::bf16* a = nullptr;
     float* f = nullptr;
@@ -19,10 +25,29 @@ int run_overhead_probes(int iters) {
     const tk::gl<tk::bf16> A(a, 1, 1, kRows, kCols);
     const tk::gl<float> F(f, 1, 1, kRows, kCols);
     const size_t smem = sizeof(tk::st_bf<64, 64, tk::swizzle::b128>) + sizeof(tk::st_bf<32, 64>) + 1024;
+    long long* cycles = nullptr;
+    CK(cudaMalloc(&cycles, kThreads / 32 * sizeof(long long)));
+    int p = 0;
     auto launch = [&](auto kernel) {
         CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
-        kernel<<<1, kThreads, smem>>>(A, F, iters, sink);
-        CK_LAUNCH();
+        if (!timing) {
+            kernel<<<1, kThreads, smem>>>(A, F, iters, sink, nullptr);
+            CK_LAUNCH();
+            ++p;
+            return;
+        }
+        auto slowest = [&](int n) {  // median of 5 launches after a warm-up
+            std::vector<double> v;
+            for (int r = 0; r < 6; ++r) {
+                kernel<<<1, kThreads, smem>>>(A, F, n, sink, cycles);
+                CK_LAUNCH();
+                long long c[kThreads / 32];
+                CK(cudaMemcpy(c, cycles, sizeof c, cudaMemcpyDeviceToHost));
+                if (r) v.push_back(double(*std::max_element(c, c + kThreads / 32)));
+            }
+            return cal::median(v);
+        };
+        std::printf("timing: %s %.2f\n", kNames[p++], (slowest(40) - slowest(8)) / 32.0);
     };
     launch(probe<mma>);
     launch(probe<mma_small>);
@@ -37,6 +62,8 @@ int run_overhead_probes(int iters) {
     launch(probe<ld_st_global_large>);
     launch(probe<group_load>);
     launch(probe<group_load_one_warp>);
+    CK(cudaFree(cycles));
+    if (timing) return 0;
     std::printf("probes:");
     for (int p = 0; p < probes; ++p) std::printf(" %s=%d", kNames[p], kModelled[p]);
     std::printf("\n");

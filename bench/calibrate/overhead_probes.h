@@ -44,8 +44,10 @@ inline constexpr int kModelled[probes] = {
 constexpr int kThreads = 128;  // 4 warps, one per sub-partition
 constexpr int kRows = 512, kCols = 512;  // A (bf16) and F (float): 512 x 512
 
+// `cycles` (GPU only, may be null): each warp's cycles over the loop, for the
+// probes' time per call (calibrate --overhead-timing).
 template <int P>
-__global__ void __launch_bounds__(kThreads) probe(tk::gl<tk::bf16> A, tk::gl<float> F, int iters, uint32_t* sink) {
+__global__ void __launch_bounds__(kThreads) probe(tk::gl<tk::bf16> A, tk::gl<float> F, int iters, uint32_t* sink, long long* cycles = nullptr) {
     using namespace tk;
     shared_allocator al;
     using tile = st_bf<64, 64, swizzle::b128>;
@@ -75,6 +77,10 @@ __global__ void __launch_bounds__(kThreads) probe(tk::gl<tk::bf16> A, tk::gl<flo
         load(a16, subtile<16, 64>(s, 0, 0));
         load(b16, subtile<64, 16>(s, 0, 0));
     }
+#if defined(TK_GPU)
+    __syncwarp();
+    const long long t0 = clock64();
+#endif
     for (int i = 0; i < iters; ++i) {
         const int k = (i + w) & 7;
         if constexpr (P == mma) {
@@ -113,6 +119,12 @@ __global__ void __launch_bounds__(kThreads) probe(tk::gl<tk::bf16> A, tk::gl<flo
             group<1>::load(s, A, {0, 0, k, i & 7});
         }
     }
+#if defined(TK_GPU)
+    __syncwarp();
+    if (cycles && laneid() == 0) cycles[w] = clock64() - t0;
+#else
+    (void)cycles;
+#endif
     // Every accumulator element is read once, after the loop: no mma is dead.
     float sum = 0;
     for (int r = 0; r < acc.height; ++r)

@@ -11,7 +11,7 @@
 # OUTPUT_JSON   default results/calibration_h100.json
 # --arch NAME   the cost model to compare with, sim/arch/NAME.json (default h100)
 # --only F,...  run some families only: issue, shared, tensor, async, global, frontend, alu,
-#               stores, overhead (needs ncu)
+#               stores, overhead (needs ncu; also times each probe)
 # --bin PATH    run an already built binary instead of building (the CMake
 #               build makes build/bench/calibrate when it has CUDA)
 # Needs nvcc and python3 (and ncu for the launch overhead); takes about a
@@ -80,9 +80,10 @@ if command -v ncu >/dev/null && { [ -z "$only" ] || [[ "$only" == *overhead* ]];
     ncu --kernel-name regex:probe --metrics smsp__inst_executed.sum,sm__warps_launched.sum --csv "$bin" --overhead-probes $iters \
       >"$work/overhead_$iters.csv" 2>"$work/overhead_$iters.err" || { cat "$work/overhead_$iters.err" >&2; }
   done
-  python3 - "$work/raw.json" "$work/overhead_8.csv" "$work/overhead_40.csv" <<'PY'
+  "$bin" --overhead-timing >"$work/overhead_timing.txt" 2>&1 || cat "$work/overhead_timing.txt" >&2
+  python3 - "$work/raw.json" "$work/overhead_8.csv" "$work/overhead_40.csv" "$work/overhead_timing.txt" <<'PY'
 import csv, json, re, sys
-raw_path, lo_path, hi_path = sys.argv[1:]
+raw_path, lo_path, hi_path, timing_path = sys.argv[1:]
 def counts(path):
     """Per probe (in launch order): instructions per warp."""
     rows = [r for r in csv.reader(l for l in open(path) if l.startswith('"'))]
@@ -110,6 +111,15 @@ for n, m, a, b in zip(names, modelled, lo, hi):
                                      f"(bench/calibrate/overhead_probes.h), difference per call per warp; the simulator models {m} per call",
                            "modelled": m, "plausible": [m, 40 * m]})
     print(f"  overhead.{n}_sass_per_call {per_call:10.1f} instructions (the simulator models {m})")
+# The same probes' time: cycles per call of the slowest warp, one warp per sub-partition.
+for line in open(timing_path):
+    if not line.startswith("timing: "): continue
+    _, n, v = line.split()
+    raw["figures"].append({"name": f"overhead.{n}_cycles_per_call", "value": float(v), "unit": "cycles",
+                           "method": "%clock64 around the probe's loop, 40 calls less 8, one 4-warp block (one warp per sub-partition), "
+                                     "slowest warp, median of 5 launches (bench/calibrate/overhead_probes.h)",
+                           "plausible": [1, 100000]})
+    print(f"  overhead.{n}_cycles_per_call {float(v):10.1f} cycles")
 json.dump(raw, open(raw_path, "w"))
 PY
 fi

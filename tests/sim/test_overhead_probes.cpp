@@ -27,9 +27,9 @@ uint64_t modelled_per_warp(const tklab::sim::RunResult& r) {
 template <int P>
 double per_call(tk::gl<tk::bf16> A, tk::gl<float> F, uint32_t* sink, int lo, int hi) {
     const size_t smem = sizeof(tk::st_bf<64, 64, tk::swizzle::b128>) + sizeof(tk::st_bf<32, 64>) + 1024;
-    tk::launch("probe", ov::probe<P>, dim3(1), dim3(ov::kThreads), smem, A, F, lo, sink);
+    tk::launch("probe", ov::probe<P>, dim3(1), dim3(ov::kThreads), smem, A, F, lo, sink, static_cast<long long*>(nullptr));
     const uint64_t a = modelled_per_warp(tklab::sim::last_run());
-    tk::launch("probe", ov::probe<P>, dim3(1), dim3(ov::kThreads), smem, A, F, hi, sink);
+    tk::launch("probe", ov::probe<P>, dim3(1), dim3(ov::kThreads), smem, A, F, hi, sink, static_cast<long long*>(nullptr));
     const uint64_t b = modelled_per_warp(tklab::sim::last_run());
     return double(b - a) / double(hi - lo);
 }
