@@ -30,21 +30,6 @@ struct Buffers {
           sink(ov::kThreads, "sink") {}
 };
 
-template <int P>
-double cycles_per_call(Buffers& b) {
-    const size_t smem = sizeof(tk::st_bf<64, 64, tk::swizzle::b128>) + sizeof(tk::st_bf<32, 64>) + 1024;
-    const tk::gl<tk::bf16> A{b.a.data(), 1, 1, ov::kRows, ov::kCols};
-    const tk::gl<float> F{b.f.data(), 1, 1, ov::kRows, ov::kCols};
-    auto run = [&](int n) {
-        tk::launch("probe", ov::probe<P>, dim3(1), dim3(ov::kThreads), smem, A, F, n, b.sink.data(), static_cast<long long*>(nullptr));
-        return double(tklab::sim::last_run().stats.max_block_cycles);
-    };
-    return (run(40) - run(8)) / 32.0;
-}
-
-template <int... P>
-std::vector<double> all(Buffers& b, std::integer_sequence<int, P...>) { return {cycles_per_call<P>(b)...}; }
-
 } // namespace
 
 int main(int argc, char** argv) {
@@ -64,7 +49,16 @@ int main(int argc, char** argv) {
     // The probes' warps overwrite each other's tiles on purpose: only time counts.
     tklab::sim::options().checks.races = tklab::sim::options().checks.uninit = false;
     Buffers b;
-    const std::vector<double> sim = all(b, std::make_integer_sequence<int, ov::probes>{});
+    const tk::gl<tk::bf16> A{b.a.data(), 1, 1, ov::kRows, ov::kCols};
+    const tk::gl<float> F{b.f.data(), 1, 1, ov::kRows, ov::kCols};
+    std::vector<double> sim(ov::probes);
+    ov::for_each_probe([&](auto kernel, int p) {
+        auto run = [&](int calls) {
+            tk::launch("probe", kernel, dim3(1), dim3(ov::kThreads), ov::kSharedBytes, A, F, calls, b.sink.data(), static_cast<long long*>(nullptr));
+            return double(tklab::sim::last_run().stats.max_block_cycles);
+        };
+        sim[size_t(p)] = (run(40) - run(8)) / 32.0;
+    });
     std::printf("tile-op probes, cycles per call (slowest warp, one warp per sub-partition): simulator against %s\n", path.c_str());
     std::printf("%-22s %10s %10s %8s\n", "probe", "simulator", "GPU", "error");
     for (int p = 0; p < ov::probes; ++p) {

@@ -350,12 +350,13 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     // few SMs are busy, the device's total over them when many are.
     {
         const double busy = double(std::min<uint64_t>(std::max<uint64_t>(layout.groups(), 1), uint64_t(multiprocessors())));
-        memory.load_bytes_per_cycle = std::min(cost.l2_bytes_per_cycle_one_sm, cost.l2_bytes_per_cycle_per_sm * double(cost.sms) / busy);
-        memory.store_bytes_per_cycle = std::min(cost.l2_bytes_per_cycle_one_sm, cost.l2_write_bytes_per_cycle_per_sm * double(cost.sms) / busy);
+        // One busy SM's share of a level's bandwidth (given per SM with every SM busy), at most `one_sm`.
+        auto share = [&](double per_sm, double one_sm) { return std::min(one_sm, per_sm * double(cost.sms) / busy); };
+        memory.load_bytes_per_cycle = share(cost.l2_bytes_per_cycle_per_sm, cost.l2_bytes_per_cycle_one_sm);
+        memory.store_bytes_per_cycle = share(cost.l2_write_bytes_per_cycle_per_sm, cost.l2_bytes_per_cycle_one_sm);
         if (memory.dram) {  // the launch's data is in DRAM: its share bounds too
-            memory.store_bytes_per_cycle = std::min(memory.store_bytes_per_cycle, cost.dram_write_bytes_per_cycle_per_sm * double(cost.sms) / busy);
-            memory.load_bytes_per_cycle = std::min(memory.load_bytes_per_cycle,
-                                                   std::min(cost.dram_bytes_per_cycle_one_sm, cost.dram_bytes_per_cycle_per_sm * double(cost.sms) / busy));
+            memory.load_bytes_per_cycle = std::min(memory.load_bytes_per_cycle, share(cost.dram_bytes_per_cycle_per_sm, cost.dram_bytes_per_cycle_one_sm));
+            memory.store_bytes_per_cycle = std::min(memory.store_bytes_per_cycle, share(cost.dram_write_bytes_per_cycle_per_sm, cost.l2_bytes_per_cycle_one_sm));
         }
     }
     std::vector<uint64_t> block_cycles(nblocks);

@@ -4,7 +4,6 @@
 #include "bench/calibrate/overhead_probes.h"
 
 #include <algorithm>
-#include <vector>
 
 namespace cal {
 
@@ -24,44 +23,26 @@ int run_overhead_probes(int iters, bool timing) {
     CK(cudaMemset(f, 0, size_t(kRows) * kCols * sizeof(float)));
     const tk::gl<tk::bf16> A(a, 1, 1, kRows, kCols);
     const tk::gl<float> F(f, 1, 1, kRows, kCols);
-    const size_t smem = sizeof(tk::st_bf<64, 64, tk::swizzle::b128>) + sizeof(tk::st_bf<32, 64>) + 1024;
     long long* cycles = nullptr;
     CK(cudaMalloc(&cycles, kThreads / 32 * sizeof(long long)));
-    int p = 0;
-    auto launch = [&](auto kernel) {
-        CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(smem)));
+    for_each_probe([&](auto kernel, int p) {
+        CK(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(kSharedBytes)));
         if (!timing) {
-            kernel<<<1, kThreads, smem>>>(A, F, iters, sink, nullptr);
+            kernel<<<1, kThreads, kSharedBytes>>>(A, F, iters, sink, nullptr);
             CK_LAUNCH();
-            ++p;
             return;
         }
-        auto slowest = [&](int n) {  // median of 5 launches after a warm-up
-            std::vector<double> v;
-            for (int r = 0; r < 6; ++r) {
-                kernel<<<1, kThreads, smem>>>(A, F, n, sink, cycles);
+        auto slowest = [&](int n) {  // the slowest warp's cycles, median of 5 launches after a warm-up
+            return median_runs(5, [&] {
+                kernel<<<1, kThreads, kSharedBytes>>>(A, F, n, sink, cycles);
                 CK_LAUNCH();
                 long long c[kThreads / 32];
                 CK(cudaMemcpy(c, cycles, sizeof c, cudaMemcpyDeviceToHost));
-                if (r) v.push_back(double(*std::max_element(c, c + kThreads / 32)));
-            }
-            return cal::median(v);
+                return double(*std::max_element(c, c + kThreads / 32));
+            });
         };
-        std::printf("timing: %s %.2f\n", kNames[p++], (slowest(40) - slowest(8)) / 32.0);
-    };
-    launch(probe<mma>);
-    launch(probe<mma_small>);
-    launch(probe<ldmatrix_mma>);
-    launch(probe<ldmatrix_mma_small>);
-    launch(probe<st_shared>);
-    launch(probe<cp_async>);
-    launch(probe<cp_async_one_warp>);
-    launch(probe<st_global>);
-    launch(probe<st_global_large>);
-    launch(probe<ld_st_global>);
-    launch(probe<ld_st_global_large>);
-    launch(probe<group_load>);
-    launch(probe<group_load_one_warp>);
+        std::printf("timing: %s %.2f\n", kNames[p], (slowest(40) - slowest(8)) / 32.0);
+    });
     CK(cudaFree(cycles));
     if (timing) return 0;
     std::printf("probes:");

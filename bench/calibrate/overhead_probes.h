@@ -7,6 +7,8 @@
 // for one call is kModelled (tests/sim/test_overhead_probes.cpp checks it).
 // Shared by the GPU benchmark (overhead.cu) and the simulator's test.
 #pragma once
+#include <utility>
+
 #include "tk/tk.h"
 
 namespace cal::overhead {
@@ -43,11 +45,13 @@ inline constexpr int kModelled[probes] = {
 
 constexpr int kThreads = 128;  // 4 warps, one per sub-partition
 constexpr int kRows = 512, kCols = 512;  // A (bf16) and F (float): 512 x 512
+// The probes' dynamic shared memory: the 64x64 tile, a 32x64 one, the allocator's alignment slack.
+constexpr size_t kSharedBytes = sizeof(tk::st_bf<64, 64, tk::swizzle::b128>) + sizeof(tk::st_bf<32, 64>) + 1024;
 
 // `cycles` (GPU only, may be null): each warp's cycles over the loop, for the
 // probes' time per call (calibrate --overhead-timing).
 template <int P>
-__global__ void __launch_bounds__(kThreads) probe(tk::gl<tk::bf16> A, tk::gl<float> F, int iters, uint32_t* sink, long long* cycles = nullptr) {
+__global__ void __launch_bounds__(kThreads) probe(tk::gl<tk::bf16> A, tk::gl<float> F, int iters, uint32_t* sink, long long* cycles) {
     using namespace tk;
     shared_allocator al;
     using tile = st_bf<64, 64, swizzle::b128>;
@@ -133,6 +137,12 @@ __global__ void __launch_bounds__(kThreads) probe(tk::gl<tk::bf16> A, tk::gl<flo
     for (int c = 0; c < acc16.width; ++c)
         for (int q = 0; q < 4; ++q) sum += acc16.tiles[0][c].data[q].x + acc16.tiles[0][c].data[q].y;
     sink[threadIdx.x] = uint32_t(int(sum));
+}
+
+// f(probe<P>, P) for every probe, in Probe's order.
+template <class F>
+void for_each_probe(F&& f) {
+    [&]<int... P>(std::integer_sequence<int, P...>) { (f(probe<P>, P), ...); }(std::make_integer_sequence<int, probes>{});
 }
 
 } // namespace cal::overhead

@@ -113,18 +113,16 @@ private:
     uint64_t use_smem_pipe(int wavefronts) {
         SmPipes& sm = *b_.sm;
         const int high = cost_.mio_queue_high;
-        if (high == 0) {
-            wait_until(sm.smem_free, Stall::mio_throttle);
-        } else {
-            // The ring holds the warp's last `high` start times, oldest at
-            // mio_next; those after t_ are still waiting (starts only grow).
-            int waiting = 0;
-            for (int k = high - 1; k >= 0 && w_.mio_start[(w_.mio_next + k) % high] > t_; --k) ++waiting;
-            if (waiting >= high)
-                wait_until(w_.mio_start[(w_.mio_next + high - 1 - cost_.mio_queue_low) % high], Stall::mio_throttle);
-        }
-        const uint64_t start = std::max(t_, sm.smem_free);
+        if (high == 0) wait_until(sm.smem_free, Stall::mio_throttle);
+        uint64_t start = std::max(t_, sm.smem_free);
         if (high > 0) {
+            // The ring holds the warp's last `high` start times, oldest at
+            // mio_next. Starts only grow, so all `high` still wait exactly
+            // when the oldest does: then wait until `low` are left.
+            if (w_.mio_start[w_.mio_next] > t_) {
+                wait_until(w_.mio_start[(w_.mio_next + high - 1 - cost_.mio_queue_low) % high], Stall::mio_throttle);
+                start = std::max(t_, sm.smem_free);
+            }
             w_.mio_start[w_.mio_next] = start;
             w_.mio_next = uint8_t((w_.mio_next + 1) % high);
         }

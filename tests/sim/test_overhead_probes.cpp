@@ -24,16 +24,6 @@ uint64_t modelled_per_warp(const tklab::sim::RunResult& r) {
     return n / (ov::kThreads / 32);
 }
 
-template <int P>
-double per_call(tk::gl<tk::bf16> A, tk::gl<float> F, uint32_t* sink, int lo, int hi) {
-    const size_t smem = sizeof(tk::st_bf<64, 64, tk::swizzle::b128>) + sizeof(tk::st_bf<32, 64>) + 1024;
-    tk::launch("probe", ov::probe<P>, dim3(1), dim3(ov::kThreads), smem, A, F, lo, sink, static_cast<long long*>(nullptr));
-    const uint64_t a = modelled_per_warp(tklab::sim::last_run());
-    tk::launch("probe", ov::probe<P>, dim3(1), dim3(ov::kThreads), smem, A, F, hi, sink, static_cast<long long*>(nullptr));
-    const uint64_t b = modelled_per_warp(tklab::sim::last_run());
-    return double(b - a) / double(hi - lo);
-}
-
 } // namespace
 
 TEST_CASE("overhead probes: one call is the instructions the calibration says the simulator models", "[sim][calibration]") {
@@ -48,14 +38,15 @@ TEST_CASE("overhead probes: one call is the instructions the calibration says th
     const tk::gl<tk::bf16> ga{A.data(), 1, 1, ov::kRows, ov::kCols};
     const tk::gl<float> gf{F.data(), 1, 1, ov::kRows, ov::kCols};
     const int lo = 1 + int(rng() % 3), hi = lo + 2 + int(rng() % 4);
-    const double got[ov::probes] = {
-        per_call<ov::mma>(ga, gf, sink.data(), lo, hi), per_call<ov::mma_small>(ga, gf, sink.data(), lo, hi),
-        per_call<ov::ldmatrix_mma>(ga, gf, sink.data(), lo, hi), per_call<ov::ldmatrix_mma_small>(ga, gf, sink.data(), lo, hi),
-        per_call<ov::st_shared>(ga, gf, sink.data(), lo, hi), per_call<ov::cp_async>(ga, gf, sink.data(), lo, hi),
-        per_call<ov::cp_async_one_warp>(ga, gf, sink.data(), lo, hi), per_call<ov::st_global>(ga, gf, sink.data(), lo, hi),
-        per_call<ov::st_global_large>(ga, gf, sink.data(), lo, hi), per_call<ov::ld_st_global>(ga, gf, sink.data(), lo, hi),
-        per_call<ov::ld_st_global_large>(ga, gf, sink.data(), lo, hi), per_call<ov::group_load>(ga, gf, sink.data(), lo, hi),
-        per_call<ov::group_load_one_warp>(ga, gf, sink.data(), lo, hi)};
+    double got[ov::probes] = {};
+    ov::for_each_probe([&](auto kernel, int p) {
+        auto modelled = [&](int calls) {
+            tk::launch("probe", kernel, dim3(1), dim3(ov::kThreads), ov::kSharedBytes, ga, gf, calls, sink.data(), static_cast<long long*>(nullptr));
+            return modelled_per_warp(tklab::sim::last_run());
+        };
+        const uint64_t a = modelled(lo), b = modelled(hi);
+        got[p] = double(b - a) / double(hi - lo);
+    });
     for (int p = 0; p < ov::probes; ++p) {
         INFO(ov::kNames[p]);
         CHECK(got[p] == Approx(ov::kModelled[p]));
