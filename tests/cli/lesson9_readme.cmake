@@ -1,0 +1,31 @@
+# Lesson 9's README quotes the simulator's Regions lines for the solution as
+# `tklab run lesson09 --variant solution` prints them, and the main loop's
+# cycles in the text beneath ("The simulator's main loop takes N cycles").
+# Run without the compiler's figures, as every reader without nvcc sees it.
+file(READ ${README} readme)
+execute_process(COMMAND ${CMAKE_COMMAND} -E env TKLAB_COMPILER_FIGURES= ${TOOL} run lesson09 --variant solution --color never
+                OUTPUT_VARIABLE out RESULT_VARIABLE rc ERROR_QUIET)
+if(NOT rc EQUAL 0)
+  message(FATAL_ERROR "tklab run lesson09 --variant solution failed (exit ${rc})")
+endif()
+string(REPLACE "\n" ";" lines "${out}")
+set(quoted 0)
+foreach(line IN LISTS lines)
+  if(line MATCHES "^  (main loop|prologue|store) +16 times .*% of block time$")
+    string(FIND "${readme}" "    ${line}\n" found)
+    if(found EQUAL -1)
+      message(FATAL_ERROR "lessons/09_gpu_profiling/README.md should quote the run's line:\n    ${line}")
+    endif()
+    math(EXPR quoted "${quoted} + 1")
+    if(line MATCHES "main loop +16 times +mean ([0-9]+) cycles")
+      string(REPLACE "\n" " " flat "${readme}")
+      string(FIND "${flat}" "main loop takes ${CMAKE_MATCH_1} cycles" found)
+      if(found EQUAL -1)
+        message(FATAL_ERROR "lessons/09_gpu_profiling/README.md should say \"main loop takes ${CMAKE_MATCH_1} cycles\"")
+      endif()
+    endif()
+  endif()
+endforeach()
+if(NOT quoted EQUAL 3)
+  message(FATAL_ERROR "expected 3 Regions lines in the run's report, found ${quoted}")
+endif()
