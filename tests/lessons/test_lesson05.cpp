@@ -123,3 +123,27 @@ TEST_CASE("lesson 5: README.md's table is the three kernels' runs", "[lessons][l
         CHECK(readme.find(row) != std::string::npos);
     }
 }
+
+TEST_CASE("lesson 5: README.md's comparison of the two traces is the runs'", "[lessons][lesson05]") {
+    // "70144 long-scoreboard warp-cycles become 2900, and the block is 1.7 times shorter": the check's last size.
+    auto run = [](lesson05::kernel_fn kernel) {
+        const tk::host::program p = tk::host::make_program(lesson05::program_def({{"under_test", kernel}}));
+        auto c = p.make(p.resolve(lesson05::lesson().sizes.back()), 1);
+        c->run("under_test");
+        const tklab::sim::Stats& s = tklab::sim::last_run().stats;
+        return std::pair{s.stall_cycles[size_t(tklab::sim::Stall::long_scoreboard)], s.max_block_cycles};
+    };
+    const auto [sync_wait, sync_cycles] = run(lesson05::exercise::kernel);
+    const auto [ring_wait, ring_cycles] = run(lesson05::solution::kernel);
+    std::ifstream in(lesson_tests::lesson_dir("lessons/05_async_copies") / "README.md");
+    REQUIRE(in.good());
+    std::string readme;
+    for (std::string line; std::getline(in, line);) readme += line + ' ';  // line breaks as spaces
+    char ratio[16];
+    std::snprintf(ratio, sizeof ratio, "%.1f", double(sync_cycles) / double(ring_cycles));
+    const std::string want = std::to_string(sync_wait) + " long-scoreboard warp-cycles become " + std::to_string(ring_wait) +
+                             ", and the block is " + ratio + " times shorter";
+    INFO("README.md should say: " << want);
+    CHECK(readme.find(want) != std::string::npos);
+    CHECK(readme.find("(" + std::to_string(ring_cycles) + " cycles instead of " + std::to_string(sync_cycles) + ")") != std::string::npos);
+}
