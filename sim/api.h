@@ -28,6 +28,7 @@ enum class Op : uint8_t {
     wgmma_fence, wgmma_commit, wgmma_wait,  // wgmma_wait: pending
     setmaxnreg,                    // registers, increase
     alu,                           // n elements of the tile library's register arithmetic (alu_kind)
+    exit,                          // the warp's end, recorded when it waits there for its global stores (drain)
     count_
 };
 const char* op_name(Op op);

@@ -24,6 +24,7 @@ const char* stall_name(Stall s) {
     case Stall::math_pipe_throttle: return "math_pipe_throttle";
     case Stall::wait: return "wait";
     case Stall::selected: return "selected";
+    case Stall::drain: return "drain";
     case Stall::count_: break;
     }
     return "?";

@@ -31,6 +31,7 @@ enum class Stall : uint8_t {
     math_pipe_throttle,  // tensor pipe busy with another warp's mma
     wait,                // a fixed interval after the warp's own previous mma (Nsight's "wait")
     selected,            // issuing the address arithmetic nvcc adds around a tile op's memory instruction
+    drain,               // at exit, until the warp's global stores are acknowledged
     count_
 };
 const char* stall_name(Stall s);

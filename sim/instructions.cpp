@@ -43,6 +43,8 @@ constexpr Instruction kTable[] = {
     {Op::wgmma_wait,         "wgmma.wait_group",            F::wgmma,          M::whole_warp,  false,  S::none,      A::none,       false},
     {Op::setmaxnreg,         "setmaxnreg",                  F::wgmma,          M::whole_warp,  false,  S::none,      A::none,       false},
     {Op::alu,                "alu",                         F::math,           M::arrived,     waits,  S::none,      A::none,       false},
+    // Recorded by the scheduler, never executed: a warp whose stores are still draining when its lanes return.
+    {Op::exit,               "exit",                        F::global_memory,  M::arrived,     false,  S::none,      A::none,       false},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == size_t(Op::count_), "one row per Op");
 

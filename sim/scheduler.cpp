@@ -4,6 +4,7 @@
 #include "sim/diagnostics.h"
 #include "sim/exec/executor.h"
 #include "sim/instructions.h"
+#include "sim/kernel_source.h"
 
 #include <algorithm>
 #include <bit>
@@ -164,6 +165,25 @@ void BlockRunner::crashed(Thread& t, const kernel_crash::Crash& c) {
     throw kernel_crash::crash_error(c, where(t), file, line, options().stack_bytes);
 }
 
+// Its lanes have returned. A warp whose global stores are still on their way
+// waits for them at its EXIT (Nsight's `drain`), which the GPU's line table
+// puts at the kernel function's closing brace: an `exit` event there holds
+// the wait, so the report, the timeline and the fidelity comparison see it.
+void BlockRunner::exit_warp(Warp& w) {
+    w.state = WarpState::done;
+    if (w.stores_done <= w.clock || w.last_line <= 0) return;
+    Event e;
+    e.warp = uint16_t(w.id);
+    e.op = uint8_t(Op::exit);
+    e.mask = w.exists;
+    e.loc = b_.out->locs(w.last_file, function_end_line(w.last_file, w.last_line));
+    e.issue = e.done = w.stores_done;
+    e.stall = uint8_t(Stall::drain);
+    e.stall_cycles = uint32_t(std::min<uint64_t>(w.stores_done - w.clock, UINT32_MAX));
+    b_.hooks.event(e);
+    w.clock = w.stores_done;
+}
+
 void BlockRunner::step(Warp& w) {
     for (uint32_t m = w.live; m; m &= m - 1) {
         Thread& t = *w.lanes[std::countr_zero(m)];
@@ -171,7 +191,7 @@ void BlockRunner::step(Warp& w) {
         if (t.exited) w.live &= ~(1u << t.lane);
     }
     if (!w.live) {
-        w.state = WarpState::done;
+        exit_warp(w);
         return;
     }
     // Group the parked lanes by call site.

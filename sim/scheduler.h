@@ -49,6 +49,7 @@ private:
     [[noreturn]] void rethrow_from(Thread& t);
     [[noreturn]] void crashed(Thread& t, const kernel_crash::Crash& c);
     void step(Warp& w);
+    void exit_warp(Warp& w);
     bool would_block(const LaneOp& op) const;
 };
 

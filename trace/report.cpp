@@ -845,7 +845,10 @@ void write_stall_totals(LineWriter& w, const Trace& t, const Summary& s) {
         // Not a wait: the simulator's name (Nsight's) for the warp issuing
         // the address arithmetic around its tile ops' memory instructions.
         const std::string name = stall_name(t, reason);
-        w.line("    " + pad(fit(name, 24), 24) + buf + (name == "selected" ? "   (issuing tile ops' address arithmetic)" : ""));
+        const char* note = name == "selected" ? "   (issuing tile ops' address arithmetic)"
+                           : name == "drain"  ? "   (at exit: stores unacknowledged)"
+                                              : "";
+        w.line("    " + pad(fit(name, 24), 24) + buf + note);
     }
 }
 

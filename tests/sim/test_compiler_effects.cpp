@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "sim/cost_model.h"
+#include "sim/kernel_source.h"
 #include "sim/simulator.h"
 #include "tk/tk.h"
 
@@ -50,12 +51,14 @@ __global__ void tile_load_kernel(tk::gl<tk::bf16> g) {
 }
 
 // Each lane stores `lines` words 128 bytes apart (one line each), or nothing.
+const int store_kernel_first_line = __LINE__ + 1;
 __global__ void store_kernel(uint32_t* out, int lines) {
     for (int i = 0; i < lines; ++i) {
         const uint32_t v[1] = {uint32_t(i)};
         tk::arch::st_global<1>(out + 32 * i + threadIdx.x, v);
     }
 }
+const int store_kernel_end_line = __LINE__ - 1;  // its closing brace: where the GPU's EXIT is
 
 } // namespace
 
@@ -136,5 +139,48 @@ TEST_CASE("compiler effects: a warp's exit waits for its stores to drain", "[sim
         CHECK(double(cycles) >= drain - 1);  // rounded to whole cycles
         CHECK(double(cycles) <= drain + double(lines * m.global_issue_cycles) + 2);
         CHECK(cycles > none + uint64_t(m.global_latency) - 1);
+        // The wait is the warp's `exit`, a drain at the function's closing
+        // brace, from its last store's issue to the block's end.
+        const tklab::sim::RunResult& r = tklab::sim::last_run();
+        const auto& ev = r.blocks.at(0).events;
+        REQUIRE(ev.size() == size_t(lines) + 1);
+        const auto& exit = ev.back();
+        CHECK(exit.op == tklab::sim::Op::exit);
+        CHECK(exit.stall == tklab::sim::Stall::drain);
+        CHECK(r.locations[exit.loc].line == store_kernel_end_line);
+        CHECK(r.locations[exit.loc].file == __FILE__);
+        CHECK(exit.issue == cycles);
+        CHECK(exit.stall_cycles == cycles - ev[ev.size() - 2].done);
+        CHECK(r.stats.stall_cycles[size_t(tklab::sim::Stall::drain)] == exit.stall_cycles);
     }
+    // No stores, nothing to wait for: no exit event.
+    tk::launch("store", store_kernel, dim3(1), dim3(32), 0, out.data(), 0);
+    CHECK(tklab::sim::last_run().blocks.at(0).events.empty());
+    CHECK(store_kernel_first_line < store_kernel_end_line);
+}
+
+TEST_CASE("compiler effects: the kernel exit's line is its function's closing brace", "[sim][memory]") {
+    using tklab::sim::function_end_line_in;
+    const char* src =
+        "namespace a { namespace b {\n"                      // 1
+        "struct params { int n; };\n"                        // 2
+        "template <int N>\n"                                 // 3
+        "__global__ void __launch_bounds__(128) k(int* p) {\n" // 4
+        "    const char* s = \"} not a brace {\";  // }\n"   // 5
+        "    /* { */ for (int i = 0; i < N; ++i) {\n"        // 6
+        "        auto f = [](int x) { return x + '}'; };\n"  // 7
+        "        p[i] = f(i);\n"                              // 8
+        "    }\n"                                              // 9
+        "}\n"                                                  // 10
+        "void host() { k<1><<<1, 1>>>(nullptr); }\n"         // 11
+        "} }\n";                                               // 12
+    for (int line : {4, 5, 6, 7, 8, 9, 10}) {
+        INFO("line " << line);
+        CHECK(function_end_line_in(src, line) == 10);
+    }
+    CHECK(function_end_line_in(src, 11) == 11);  // a one-line function
+    CHECK(function_end_line_in(src, 2) == 2);    // in a struct, not a function: the line itself
+    CHECK(function_end_line_in(src, 12) == 12);
+    CHECK(function_end_line_in("", 3) == 3);
+    CHECK(tklab::sim::function_end_line("/no/such/file.cuh", 7) == 7);
 }
