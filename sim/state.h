@@ -98,6 +98,12 @@ struct Warp {
     uint64_t hoist_start = 0;
     uint32_t hoist_count = 0;
     uint64_t stores_done = 0;  // when its global stores are acknowledged: its exit waits for them (drain)
+    // Its last mma.sync results (first lane's accumulator address) and when
+    // each is ready: an mma adding into one waits for it (the chain's latency).
+    struct MmaResult { const void* acc = nullptr; uint64_t ready = 0; };
+    static constexpr int kMmaResults = 16;  // more than a chain's latency over the pipe's interval
+    MmaResult mma_results[kMmaResults] = {};
+    uint8_t mma_next = 0;
     uint32_t loaded_regs = 0, peak_loaded_regs = 0;  // registers loads filled that nothing has read yet, per lane
     Stall load_stall = Stall::none;
     WarpState state = WarpState::runnable;

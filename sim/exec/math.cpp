@@ -2,6 +2,7 @@
 // each sub-partition's tensor pipe (math_pipe_throttle), and shfl.sync.
 #include "sim/exec/executor.h"
 
+#include <bit>
 #include <cstring>
 
 namespace tklab::sim {
@@ -81,6 +82,12 @@ void Executor::mma() {
         const int gid = l / 4, tig = l % 4;
         for (int i = 0; i < 4; ++i) d[i] = float(D[gid + 8 * (i >> 1)][2 * tig + (i & 1)]);
     }
+    // An mma that adds into an earlier one's result waits for it: the
+    // chain's latency, a fixed interval Nsight calls "wait" (the tile
+    // library issues independent chains in between, as ptxas schedules).
+    const LaneOp& first = lane_op(std::countr_zero(mask_));
+    for (const Warp::MmaResult& r : w_.mma_results)
+        if (r.acc && r.acc == first.in[2]) wait_until(r.ready, Stall::wait);
     // One tensor pipe per sub-partition. Waiting behind the warp's own last
     // mma is the fixed issue interval Nsight calls "wait"; behind another
     // warp's, the pipe is the bottleneck (math_pipe_throttle).
@@ -89,6 +96,11 @@ void Executor::mma() {
     wait_until(pipe, b_.sm->tensor_last[sub] == slot ? Stall::wait : Stall::math_pipe_throttle);
     pipe = t_ + cost_.mma_pipe_cycles;
     b_.sm->tensor_last[sub] = slot;
+    Warp::MmaResult* slot_for = &w_.mma_results[w_.mma_next];
+    for (Warp::MmaResult& r : w_.mma_results)
+        if (r.acc == first.out) slot_for = &r;
+    if (slot_for == &w_.mma_results[w_.mma_next]) w_.mma_next = uint8_t((w_.mma_next + 1) % Warp::kMmaResults);
+    *slot_for = {first.out, t_ + uint64_t(cost_.mma_latency)};
     w_.clock = t_ + cost_.issue_cycles;
 }
 

@@ -65,6 +65,21 @@ __global__ void mma_kernel(int n) {
     }
 }
 
+// n calls of mma_AB into one RxR accumulator from R x 64 and 64 x R tiles:
+// 2 (R/16)^2 independent chains of 4 dependent mma each call, and each call's
+// chains go on from the last call's.
+template <int R>
+__global__ void mma_chain_kernel(int n, float* out) {
+    tk::rt_bf<R, 64> a;
+    tk::rt_bf<64, R, tk::col_l> b;
+    tk::rt_fl<R, R> acc;
+    tk::fill(a, tk::bf16(1.0f));
+    tk::fill(b, tk::bf16(0.5f));
+    tk::zero(acc);
+    for (int i = 0; i < n; ++i) tk::mma_AB(acc, a, b, acc);
+    out[threadIdx.x] = acc.tiles[0][0].data[0].x;
+}
+
 tklab::sim::Stats run_conflicted(unsigned blocks, size_t smem, int n) {
     tk::launch("conflicted_loads", conflicted_loads_kernel, dim3(blocks), dim3(32), smem, n);
     return tklab::sim::last_run().stats;
@@ -178,6 +193,29 @@ TEST_CASE("SM model: warps of resident blocks share their sub-partition's tensor
     CHECK(five.stats.blocks_together == 5);
     CHECK(double(five.stats.wave_cycles) == Approx(2.0 * double(one)).epsilon(0.1));
     CHECK(five.stats.stall_cycles[size_t(Stall::math_pipe_throttle)] > 0);  // behind the other block's warp
+}
+
+TEST_CASE("SM model: an mma adding into an earlier one's result waits its latency", "[sim][sm]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(31);
+    tk::device_buffer<float> out(32, "out");
+    // Per call: the block's cycles for n + d calls less those for n.
+    auto per_call = [&](auto kernel, int n, int d) {
+        tk::launch("mma_chain", kernel, dim3(1), dim3(32), 0, n, out.data());
+        const uint64_t base = tklab::sim::last_run().stats.max_block_cycles;
+        tk::launch("mma_chain", kernel, dim3(1), dim3(32), 0, n + d, out.data());
+        CHECK(out.download()[0] == float(64 * 0.5 * (n + d)));  // sums of 1 x 0.5 over K = 64, n + d times
+        return double(tklab::sim::last_run().stats.max_block_cycles - base) / d;
+    };
+    const int n = 2 + int(rng() % 4), d = 4 + int(rng() % 8);
+    INFO("n " << n << ", d " << d);
+    // 16x16: 2 chains of 4 a call, the pipe's interval between a chain's links
+    // is 2 x 6 cycles, less than the 24-cycle latency: the chain sets the pace.
+    CHECK(per_call(mma_chain_kernel<16>, n, d) == Approx(4.0 * m.mma_latency).margin(1.0));
+    CHECK(tklab::sim::last_run().stats.stall_cycles[size_t(Stall::wait)] >= uint64_t((n + d) * 4 * (m.mma_latency - m.mma_pipe_cycles)) - 64);
+    // 32x32: 8 chains, 8 x 6 cycles between links: the pipe sets the pace.
+    CHECK(per_call(mma_chain_kernel<32>, n, d) == Approx(32.0 * m.mma_pipe_cycles).margin(1.0));
+    CHECK(8 * m.mma_pipe_cycles > m.mma_latency);
 }
 
 namespace {

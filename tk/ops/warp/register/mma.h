@@ -35,17 +35,32 @@ TK_DEVICE void mma_tiles(D& d, const A& a, const B& b, const C& c, const src_loc
     static_assert(out_shape, "tk::mma: D and C must be M x N, matching A and B");
     // After a failed static_assert, compile nothing more: the student sees one message.
     if constexpr (inputs_16bit && inputs_same && acc_float && acc_row && a_layout && b_layout && k_match && out_shape) {
-        constexpr int KT = K / 16;
+        constexpr int KT = K / 16, MT = M / 16, NT = N / 16;
+        // Each 16x8 half of an output tile is a chain of KT dependent mma
+        // (each adds into the last one's result). The chains are independent:
+        // issuing k outermost puts MT x NT x 2 other mma between two links of
+        // a chain, as ptxas schedules them, so the tensor pipe, not the chain's
+        // latency, sets the pace when there are enough (the simulator keeps
+        // the order it is given).
+        float acc[MT][NT][2][4];
         TK_UNROLL
-        for (int m = 0; m < M / 16; ++m)
+        for (int m = 0; m < MT; ++m)
             TK_UNROLL
-            for (int n = 0; n < N / 16; ++n)
+            for (int n = 0; n < NT; ++n)
                 TK_UNROLL
-                for (int h = 0; h < 2; ++h) {  // the two 16x8 halves of a 16x16 output tile
+                for (int h = 0; h < 2; ++h) {
                     const auto& cin = c.tiles[m][n];
-                    float acc[4] = {cin.data[2 * h].x, cin.data[2 * h].y, cin.data[2 * h + 1].x, cin.data[2 * h + 1].y};
+                    acc[m][n][h][0] = cin.data[2 * h].x; acc[m][n][h][1] = cin.data[2 * h].y;
+                    acc[m][n][h][2] = cin.data[2 * h + 1].x; acc[m][n][h][3] = cin.data[2 * h + 1].y;
+                }
+        TK_UNROLL
+        for (int k = 0; k < KT; ++k)
+            TK_UNROLL
+            for (int m = 0; m < MT; ++m)
+                TK_UNROLL
+                for (int n = 0; n < NT; ++n)
                     TK_UNROLL
-                    for (int k = 0; k < KT; ++k) {
+                    for (int h = 0; h < 2; ++h) {  // the two 16x8 halves of a 16x16 output tile
                         const auto& at = ATrans ? a.tiles[k][m] : a.tiles[m][k];
                         const auto& bt = BTrans ? b.tiles[n][k] : b.tiles[k][n];
                         uint32_t ar[4];
@@ -54,14 +69,17 @@ TK_DEVICE void mma_tiles(D& d, const A& a, const B& b, const C& c, const src_loc
                         uint32_t br[2];
                         if constexpr (!BTrans) { br[0] = pack_bits(bt.data[2 * h]); br[1] = pack_bits(bt.data[2 * h + 1]); }
                         else { br[0] = pack_bits(bt.data[h]); br[1] = pack_bits(bt.data[h + 2]); }
-                        float out[4];
-                        arch::mma_m16n8k16<std::is_same_v<T, half>>(out, ar, br, acc, loc);
-                        TK_UNROLL
-                        for (int i = 0; i < 4; ++i) acc[i] = out[i];
+                        arch::mma_m16n8k16<std::is_same_v<T, half>>(acc[m][n][h], ar, br, acc[m][n][h], loc);
                     }
+        TK_UNROLL
+        for (int m = 0; m < MT; ++m)
+            TK_UNROLL
+            for (int n = 0; n < NT; ++n)
+                TK_UNROLL
+                for (int h = 0; h < 2; ++h) {
                     auto& dout = d.tiles[m][n];
-                    dout.data[2 * h].x = acc[0]; dout.data[2 * h].y = acc[1];
-                    dout.data[2 * h + 1].x = acc[2]; dout.data[2 * h + 1].y = acc[3];
+                    dout.data[2 * h].x = acc[m][n][h][0]; dout.data[2 * h].y = acc[m][n][h][1];
+                    dout.data[2 * h + 1].x = acc[m][n][h][2]; dout.data[2 * h + 1].y = acc[m][n][h][3];
                 }
     }
 }
