@@ -82,6 +82,7 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.dram_bytes_per_cycle_one_sm = get_rate(j, "memory.dram_bytes_per_cycle_one_sm");
     m.sector_bytes = get_int(j, "memory.sector_bytes");
     m.l2_write_bytes_per_cycle_per_sm = get_rate(j, "memory.l2_write_bytes_per_cycle_per_sm");
+    m.l2_write_bytes_per_cycle_one_sm = get_rate(j, "memory.l2_write_bytes_per_cycle_one_sm");
     m.dram_write_bytes_per_cycle_per_sm = get_rate(j, "memory.dram_write_bytes_per_cycle_per_sm");
     {
         const char* kinds[] = {"simple", "exp", "exp2", "log", "div", "convert"};

@@ -36,6 +36,7 @@ struct CostModel {
     double dram_bytes_per_cycle_per_sm = 1, dram_bytes_per_cycle_one_sm = 1;
     // Writes, every SM at once, per SM (the H100 writes L2 at half its read rate).
     double l2_write_bytes_per_cycle_per_sm = 1, dram_write_bytes_per_cycle_per_sm = 1;
+    double l2_write_bytes_per_cycle_one_sm = 1;  // one SM alone: its own write limit
     int sector_bytes = 32;  // global accesses move whole sectors
     // The tile library's register arithmetic, cycles per element of a warp's
     // op: alone on its sub-partition (latency) and what it takes of the

@@ -253,7 +253,7 @@ MemoryPath memory_path(const CostModel& cost) {
     m.tma_latency = m.dram ? cost.tma_dram_latency : cost.tma_latency;
     // One SM's rates until the launch knows how many SMs it keeps busy (launch()).
     m.load_bytes_per_cycle = m.dram ? cost.dram_bytes_per_cycle_one_sm : cost.l2_bytes_per_cycle_one_sm;
-    m.store_bytes_per_cycle = cost.l2_bytes_per_cycle_one_sm;
+    m.store_bytes_per_cycle = cost.l2_write_bytes_per_cycle_one_sm;
     return m;
 }
 
@@ -353,10 +353,10 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
         // One busy SM's share of a level's bandwidth (given per SM with every SM busy), at most `one_sm`.
         auto share = [&](double per_sm, double one_sm) { return std::min(one_sm, per_sm * double(cost.sms) / busy); };
         memory.load_bytes_per_cycle = share(cost.l2_bytes_per_cycle_per_sm, cost.l2_bytes_per_cycle_one_sm);
-        memory.store_bytes_per_cycle = share(cost.l2_write_bytes_per_cycle_per_sm, cost.l2_bytes_per_cycle_one_sm);
+        memory.store_bytes_per_cycle = share(cost.l2_write_bytes_per_cycle_per_sm, cost.l2_write_bytes_per_cycle_one_sm);
         if (memory.dram) {  // the launch's data is in DRAM: its share bounds too
             memory.load_bytes_per_cycle = std::min(memory.load_bytes_per_cycle, share(cost.dram_bytes_per_cycle_per_sm, cost.dram_bytes_per_cycle_one_sm));
-            memory.store_bytes_per_cycle = std::min(memory.store_bytes_per_cycle, share(cost.dram_write_bytes_per_cycle_per_sm, cost.l2_bytes_per_cycle_one_sm));
+            memory.store_bytes_per_cycle = std::min(memory.store_bytes_per_cycle, share(cost.dram_write_bytes_per_cycle_per_sm, cost.l2_write_bytes_per_cycle_one_sm));
         }
     }
     std::vector<uint64_t> block_cycles(nblocks);

@@ -285,10 +285,10 @@ void run_stores(Ctx& c) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    auto whole_gpu = [&](char* dst, size_t bytes, int passes) {
+    auto whole_gpu = [&](char* dst, size_t bytes, int passes, int blocks = 0, int threads = 1024) {
         return median_runs(5, [&] {
             CK(cudaEventRecord(e0));
-            stream_write<<<c.sms * 2, 1024>>>(reinterpret_cast<uint4*>(dst), bytes / 16, passes);
+            stream_write<<<blocks ? blocks : c.sms * 2, threads>>>(reinterpret_cast<uint4*>(dst), bytes / 16, passes);
             CK(cudaEventRecord(e1));
             CK_LAUNCH();
             float ms = 0;
@@ -310,6 +310,15 @@ void run_stores(Ctx& c) {
         std::snprintf(m, sizeof m, "whole GPU, 2 x 1024 threads per SM write %d MiB %d time(s), 16 B st.global.cg; "
                                    "bytes / event time / SMs / SM clock; median of 5", mib, passes);
         c.add(name, gbs * per_sm, "B/cycle/SM", m, 2, 128);
+    }
+    // One SM alone writing L2 (a block on one SM; the whole GPU's bytes per cycle, here one SM's).
+    for (int threads : {1024, 128}) {
+        const double gbs = whole_gpu(c.d_small, c.small_bytes, 2, 1, threads);
+        char name[96];
+        std::snprintf(name, sizeof name, threads == 1024 ? "global.l2_write_bytes_per_cycle_one_sm" : "global.l2_write_bytes_per_cycle_one_sm_%dwarps", threads / 32);
+        std::snprintf(m, sizeof m, "one block of %d threads on one SM writes an 8 MiB buffer (in L2) twice, 16 B st.global.cg; "
+                                   "bytes / event time / SM clock; median of 5", threads);
+        c.add(name, gbs * per_sm * c.sms, "B/cycle", m, 4, 256);
     }
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));

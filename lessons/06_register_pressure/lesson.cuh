@@ -59,14 +59,14 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 #if !defined(TK_GPU)
 // The goal's two halves, from the tile sizes' runs at 256 x 256 x 64 (the
 // check's last size; README.md, "What the three choices cost"): the slowest
-// block takes 27868 cycles with 16x16 warp tiles, 9271 with 32x32 and 4139
+// block takes 27965 cycles with 16x16 warp tiles, 9658 with 32x32 and 5685
 // with 64x64; 12, 7 and 2 blocks fit on an SM. At least 4 blocks (16 warps
-// to hide each other's waits) and at most 9500 cycles: 32x32 meets both,
+// to hide each other's waits) and at most 9800 cycles: 32x32 meets both,
 // 16x16 misses the cycles, 64x64 the blocks. (32x64 and 64x32, 4 blocks and
-// about 6000 cycles, meet them too; 16x64 and 64x16, 6 blocks and 9911
-// and 9607 cycles, just miss; the README compares.)
+// about 6700-6800 cycles, meet them too; 16x64 and 64x16, 6 blocks and 10298
+// and 9994 cycles, just miss; the README compares.)
 constexpr int kMinBlocksPerSm = 4;
-constexpr uint64_t kMaxCycles = 9500;
+constexpr uint64_t kMaxCycles = 9800;
 
 // What `tklab lesson check 6` runs: one block and one k-step, a wide C of
 // two blocks with three k-steps, a tall one with five, and 256 x 256 x 64

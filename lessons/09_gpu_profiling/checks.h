@@ -84,10 +84,12 @@ inline tklab::lessons::Goal phases_marked(std::vector<std::string> phases, doubl
                             if (g->depth > 0)
                                 return where + ": \"" + r.op_names[g->name] + "\" is inside another region; "
                                        "close each phase's braces before the next begins";
-                        // The warp's own time: the simulator's block runs from cycle 0 to its last warp's end.
+                        // The warp's own time: the simulator's block runs from cycle 0 to
+                        // its last instruction (its exit's wait for its stores, after
+                        // it, is no phase's: no marker can follow it).
                         uint64_t end = 0;
                         for (const auto& e : b.events)
-                            if (e.warp == w) end = std::max(end, e.done);
+                            if (e.warp == w && e.op != tklab::sim::Op::exit) end = std::max(end, e.done);
                         if (end > 0 && double(covered) < coverage * double(end))
                             return where + ": the phases cover " + std::to_string(int(100.0 * double(covered) / double(end))) +
                                    "% of the warp's " + std::to_string(end) + " cycles; a marker that ends too early "

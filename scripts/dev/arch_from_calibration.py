@@ -55,6 +55,8 @@ FIELDS = {
 STORE_FIELDS = {
     "memory.l2_write_bytes_per_cycle_per_sm": ("global.l2_write_bytes_per_cycle_per_sm", lambda v: round(v, 2),
                                                "every SM writing at once, the data in L2: L2's write bandwidth over the SMs"),
+    "memory.l2_write_bytes_per_cycle_one_sm": ("global.l2_write_bytes_per_cycle_one_sm", lambda v: round(v, 2),
+                                               "one SM alone writing (the data in L2): a quarter of its read rate"),
     "memory.dram_write_bytes_per_cycle_per_sm": ("global.write_bytes_per_cycle_per_sm_2048MiB", lambda v: round(v, 2),
                                                  "every SM writing 2 GiB once: DRAM's write bandwidth over the SMs"),
 }

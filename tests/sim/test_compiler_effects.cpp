@@ -134,8 +134,8 @@ TEST_CASE("compiler effects: a warp's exit waits for its stores to drain", "[sim
         tk::launch("store", store_kernel, dim3(1), dim3(32), 0, out.data(), lines);
         const uint64_t cycles = tklab::sim::last_run().stats.max_block_cycles;
         INFO(lines << " lines");
-        // The last store's bytes leave at one SM's rate (one block: few SMs busy), then an L2 latency.
-        const double drain = double(lines * 128) / m.l2_bytes_per_cycle_one_sm + m.global_latency;
+        // The last store's bytes leave at one SM's write rate (one block: few SMs busy), then an L2 latency.
+        const double drain = double(lines * 128) / m.l2_write_bytes_per_cycle_one_sm + m.global_latency;
         CHECK(double(cycles) >= drain - 1);  // rounded to whole cycles
         CHECK(double(cycles) <= drain + double(lines * m.global_issue_cycles) + 2);
         CHECK(cycles > none + uint64_t(m.global_latency) - 1);
