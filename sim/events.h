@@ -80,6 +80,7 @@ struct BlockTrace {
     std::vector<SnapshotRecord> snapshots;
     std::vector<RegionRecord> regions;  // in the order they began
     uint64_t global_bytes = 0;          // global memory traffic, in whole sectors
+    uint64_t global_write_bytes = 0;    // of it, written
     double overhead_instructions = 0;   // the address arithmetic charged around tile ops' memory instructions
     uint64_t allowed_uninit_reads = 0;  // reads of unwritten bytes inside tk::allow_uninitialized_reads
     uint32_t allowed_uninit_loc = 0;    // the first one's kernel line
@@ -115,6 +116,7 @@ struct Stats {
     uint64_t wave_cycles = 0;            // the busiest SM's time, its resident blocks simulated together (sim/sm.h)
     int blocks_together = 0;             // blocks simulated together on an SM at most
     uint64_t global_bytes = 0;           // global memory traffic of every block, in whole sectors
+    uint64_t global_write_bytes = 0;     // of it, written
     uint64_t overhead_instructions = 0;  // warp instructions of address arithmetic around tile ops' memory instructions, charged as time
     uint64_t allowed_uninit_reads = 0;   // reads of unwritten bytes inside tk::allow_uninitialized_reads
     uint32_t allowed_uninit_loc = 0;     // the first one's kernel line (in block order)

@@ -64,6 +64,24 @@ void end_open_regions(Block& b) {
         if (r.open) r.end = std::max(r.end, b.warps[r.warp].clock);
 }
 
+// A block that started at `start` on its SM's clock (a slot another block
+// left): its trace counts from its own start, as every block's does.
+void shift_block_times(BlockTrace& t, uint64_t start) {
+    if (start == 0) return;
+    auto back = [start](uint64_t& c) { c = c > start ? c - start : 0; };
+    back(t.cycles);
+    for (Event& e : t.events) back(e.issue), back(e.done);
+    for (BarrierRecord& b : t.barriers) back(b.arrive), back(b.release);
+    for (RegRecord& r : t.regs) back(r.cycle);
+    for (SnapshotRecord& s : t.snapshots) back(s.cycle);
+    for (RegionRecord& r : t.regions) back(r.begin), back(r.end);
+}
+
+// Waves of one SM simulated in one stream (sm.h): the overlap of consecutive
+// waves is lost only between streams, and the blocks held until those before
+// them are handed on stay about this many waves' worth.
+constexpr int kStreamWaves = 2;
+
 // A block ready to run: its threads, warps, shared memory and bug finders.
 // `smem` and `shadow` are its own while it runs (each block resident on the
 // SM beside it has others).
@@ -242,6 +260,15 @@ int probe_blocks_per_sm(const std::string& kernel, Dim3 grid, Dim3 block_dim, si
 // buffers anything has written: the only ones a correct kernel reads) fits
 // in L2 finds it there, else in DRAM. Fresh buffers it only writes take no
 // room from its reads; they still count in the DRAM bandwidth bound (merge.cpp).
+// Each busy SM's share of each level's bandwidth, measured with every SM busy.
+void share_bandwidth(MemoryPath& m, const CostModel& cost, uint64_t busy) {
+    const double k = double(cost.sms) / double(std::max<uint64_t>(busy, 1));
+    m.l2_read = cost.l2_bytes_per_cycle_per_sm * k;
+    m.l2_write = cost.l2_write_bytes_per_cycle_per_sm * k;
+    m.dram_read = cost.dram_bytes_per_cycle_per_sm * k;
+    m.dram_write = cost.dram_write_bytes_per_cycle_per_sm * k;
+}
+
 MemoryPath memory_path(const CostModel& cost) {
     MemoryPath m;
     const GlobalFootprint f = registered_footprint();
@@ -251,9 +278,14 @@ MemoryPath memory_path(const CostModel& cost) {
     m.load_latency = m.dram ? cost.global_dram_latency : cost.global_latency;
     m.cp_async_latency = m.dram ? cost.cp_async_dram_latency : cost.cp_async_latency;
     m.tma_latency = m.dram ? cost.tma_dram_latency : cost.tma_latency;
-    // One SM's rates until the launch knows how many SMs it keeps busy (launch()).
-    m.load_bytes_per_cycle = m.dram ? cost.dram_bytes_per_cycle_one_sm : cost.l2_bytes_per_cycle_one_sm;
-    m.store_bytes_per_cycle = cost.l2_write_bytes_per_cycle_one_sm;
+    m.dram_writes = int64_t(m.footprint) > cost.l2_bytes;
+    if (m.dram) m.streamed_above = uint64_t(cost.l2_bytes) / 2;
+    m.l2_load_latency = cost.global_latency;
+    m.l2_cp_async_latency = cost.cp_async_latency;
+    m.read_port = cost.l2_bytes_per_cycle_one_sm;
+    m.dram_read_port = cost.dram_bytes_per_cycle_one_sm;
+    m.write_port = cost.l2_write_bytes_per_cycle_one_sm;
+    share_bandwidth(m, cost, 1);
     return m;
 }
 
@@ -344,81 +376,88 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     if (!g_last.compiler && per_sm > 1 && nblocks > uint64_t(multiprocessors()))
         per_sm = probe_blocks_per_sm(kernel, Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, body, cost, memory, per_sm);
     const SmLayout layout = sm_layout(nblocks, multiprocessors(), per_sm);
-    // Loads arrive at each SM's share of L2's bandwidth and stores leave at
-    // its share of L2's write bandwidth (half the read rate on the H100), and
-    // of DRAM's when the launch's data is there: all of one SM's rate when
-    // few SMs are busy, the device's total over them when many are.
-    {
-        const double busy = double(std::min<uint64_t>(std::max<uint64_t>(layout.groups(), 1), uint64_t(multiprocessors())));
-        // One busy SM's share of a level's bandwidth (given per SM with every SM busy), at most `one_sm`.
-        auto share = [&](double per_sm, double one_sm) { return std::min(one_sm, per_sm * double(cost.sms) / busy); };
-        memory.load_bytes_per_cycle = share(cost.l2_bytes_per_cycle_per_sm, cost.l2_bytes_per_cycle_one_sm);
-        memory.store_bytes_per_cycle = share(cost.l2_write_bytes_per_cycle_per_sm, cost.l2_write_bytes_per_cycle_one_sm);
-        if (memory.dram) {  // the launch's data is in DRAM: its share bounds too
-            memory.load_bytes_per_cycle = std::min(memory.load_bytes_per_cycle, share(cost.dram_bytes_per_cycle_per_sm, cost.dram_bytes_per_cycle_one_sm));
-            memory.store_bytes_per_cycle = std::min(memory.store_bytes_per_cycle, share(cost.dram_write_bytes_per_cycle_per_sm, cost.l2_write_bytes_per_cycle_one_sm));
-        }
-    }
-    std::vector<uint64_t> block_cycles(nblocks);
-    std::atomic<uint64_t> next_group{0};
+    // Each busy SM's share of L2's and DRAM's bandwidth (sim/README.md, "Global memory").
+    share_bandwidth(memory, cost, std::min<uint64_t>(std::max<uint64_t>(layout.groups(), 1), uint64_t(multiprocessors())));
+    // One SM's blocks of up to kStreamWaves consecutive waves at a time, each
+    // block starting in the slot another left as it leaves (sm.h).
+    const std::vector<SmStream> streams = sm_streams(layout, multiprocessors(), kStreamWaves);
+    std::vector<uint64_t> stream_cycles(streams.size());
+    const int slots = int(std::max<uint64_t>(layout.largest(), 1));
+    std::atomic<uint64_t> next_stream{0};
     auto worker = [&] {
         StackPool stacks(options().stack_bytes);
-        // Each resident block's shared memory and the bug finders' view of
-        // it, reused group after group.
-        std::vector<AlignedBuffer> smem(static_cast<size_t>(per_sm));
-        std::vector<bugs::SharedShadow> shadow(static_cast<size_t>(per_sm));
+        // Each slot's shared memory and the bug finders' view of it, reused
+        // block after block.
+        std::vector<AlignedBuffer> smem(static_cast<size_t>(slots));
+        std::vector<bugs::SharedShadow> shadow(static_cast<size_t>(slots));
         kernel_crash::guard_host_thread();  // a kernel's crash on this host thread becomes its SimError
         for (;;) {
-            const uint64_t g = next_group.fetch_add(1);
-            // Blocks after a failed one are skipped; earlier ones still run, so the
-            // error reported is always the lowest-numbered failing block's.
-            if (g >= layout.groups() || layout.first[g] > first_error.load()) break;
-            const uint64_t first = layout.first[g], count = layout.first[g + 1] - first;
+            const uint64_t u = next_stream.fetch_add(1);
+            if (u >= streams.size()) break;
+            const SmStream& stream = streams[u];
             SmPipes pipes;
-            std::vector<std::unique_ptr<Block>> blocks;
-            std::vector<std::unique_ptr<BlockRunner>> runner_of;
-            std::vector<BlockRunner*> runners;
-            for (uint64_t j = 0; j < count; ++j) {
-                BlockResult& out = results[first + j];
-                out.trace.timeline = !obs || obs->wants_timeline(first + j);
-                blocks.push_back(std::make_unique<Block>());
-                set_up_block(*blocks.back(), kernel, uint32_t(first + j), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, cost, memory, options().checks,
-                             pipes, smem[j], shadow[j], out);
-                blocks.back()->warp_base = int(j * blocks.back()->warps.size());
-                runner_of.push_back(std::make_unique<BlockRunner>(*blocks.back(), stacks, body));
-                runners.push_back(runner_of.back().get());
-            }
-            auto handed_on = [&](size_t j) {
-                block_cycles[first + j] = results[first + j].trace.cycles;
-                results[first + j].finished.store(true);
+            std::vector<std::unique_ptr<Block>> blocks(static_cast<size_t>(slots));
+            std::vector<std::unique_ptr<BlockRunner>> runners(static_cast<size_t>(slots));
+            std::vector<uint64_t> started(static_cast<size_t>(slots));
+            uint64_t end = 0;
+            // A block's trace counts from its own start, as if it ran alone.
+            auto handed_on = [&](size_t i, size_t j) {
+                const uint64_t id = stream.blocks[i];
+                end = std::max(end, results[id].trace.cycles);
+                shift_block_times(results[id].trace, started[j]);
+                runners[j].reset();
+                blocks[j].reset();
+                results[id].finished.store(true);
                 emit_ready();
             };
-            run_together(
-                runners,
-                [&](size_t j) {
-                    finish_block(*blocks[j], cost);
-                    handed_on(j);
+            run_stream(
+                stream.blocks.size(), slots,
+                [&](size_t i, size_t j, uint64_t cycle) -> BlockRunner* {
+                    // Blocks after a failed one are skipped; earlier ones still run, so the
+                    // error reported is always the lowest-numbered failing block's.
+                    const uint64_t id = stream.blocks[i];
+                    if (id > first_error.load()) return nullptr;
+                    BlockResult& out = results[id];
+                    out.trace.timeline = !obs || obs->wants_timeline(id);
+                    blocks[j] = std::make_unique<Block>();
+                    set_up_block(*blocks[j], kernel, uint32_t(id), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, cost, memory, options().checks,
+                                 pipes, smem[j], shadow[j], out);
+                    blocks[j]->warp_base = int(j * blocks[j]->warps.size());
+                    for (Warp& w : blocks[j]->warps) w.clock = cycle;
+                    started[j] = cycle;
+                    runners[j] = std::make_unique<BlockRunner>(*blocks[j], stacks, body);
+                    return runners[j].get();
                 },
-                [&](size_t j, std::exception_ptr e) {
+                [&](size_t i, size_t j) {
+                    finish_block(*blocks[j], cost);
+                    handed_on(i, j);
+                },
+                [&](size_t i, size_t j, std::exception_ptr e) {
                     // What it reached: its warps' clocks, the waits it stopped in and
                     // its register peaks, so a failed run's report and picture show
                     // what ran, not zero.
-                    uint64_t reached = 0;
+                    const uint64_t id = stream.blocks[i];
+                    uint64_t reached = started[j];
                     for (const Warp& w : blocks[j]->warps) reached = std::max(reached, w.clock);
-                    results[first + j].trace.cycles = reached;
+                    results[id].trace.cycles = reached;
                     record_open_waits(*blocks[j], reached);
                     end_open_regions(*blocks[j]);  // before unwinding: the unwound lanes leave them open
                     runners[j]->unwind();
                     finish_block(*blocks[j], cost);
-                    results[first + j].error = e;
+                    results[id].error = e;
                     uint64_t cur = first_error.load();
-                    while (first + j < cur && !first_error.compare_exchange_weak(cur, first + j)) {}
-                    handed_on(j);
+                    while (id < cur && !first_error.compare_exchange_weak(cur, id)) {}
+                    handed_on(i, j);
                 },
-                [&](size_t j) { runners[j]->unwind(); });
+                [&](size_t, size_t j) {
+                    runners[j]->unwind();
+                    runners[j].reset();
+                    blocks[j].reset();
+                });
+            stream_cycles[u] = end;
         }
     };
-    const int nt = int(std::min<uint64_t>(uint64_t(host_threads()), layout.groups()));
+    const int nt = int(std::min<uint64_t>(uint64_t(host_threads()), streams.size()));
     if (nt <= 1) worker();
     else {
         std::vector<std::thread> pool;
@@ -427,7 +466,10 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     }
     emit_ready();
 
-    merger.finish(cost, nthreads, nblocks, memory, int(layout.largest()), busiest_sm_cycles(layout, block_cycles));
+    // The busiest SM: its streams one after another.
+    std::vector<uint64_t> sm_cycles(size_t(std::max(multiprocessors(), 1)));
+    for (size_t u = 0; u < streams.size(); ++u) sm_cycles[std::min<size_t>(streams[u].sm, sm_cycles.size() - 1)] += stream_cycles[u];
+    merger.finish(cost, nthreads, nblocks, memory, int(layout.largest()), *std::max_element(sm_cycles.begin(), sm_cycles.end()));
     g_last.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     const uint64_t err = first_error.load();
     std::exception_ptr error = err != UINT64_MAX ? results[err].error : nullptr;

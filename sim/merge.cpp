@@ -75,6 +75,7 @@ void Merger::add(BlockResult& br) {
         st.peak_live = bt.peak_live;
     }
     st.global_bytes += bt.global_bytes;
+    st.global_write_bytes += bt.global_write_bytes;
     st.overhead_instructions += uint64_t(std::llround(bt.overhead_instructions));
     st.peak_loaded_regs = std::max(st.peak_loaded_regs, bt.peak_loaded_regs);
     bt.allowed_uninit_loc = loc_map[bt.allowed_uninit_loc];
@@ -141,8 +142,12 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     const double l2_rate = std::min(cost.l2_bytes_per_cycle_per_sm * cost.sms, cost.l2_bytes_per_cycle_one_sm * active_sms);
     const double dram_rate = std::min(cost.dram_bytes_per_cycle_per_sm * cost.sms, cost.dram_bytes_per_cycle_one_sm * active_sms);
     st.dram_bytes = int64_t(memory.footprint) > cost.l2_bytes ? std::min<uint64_t>(memory.footprint, st.global_bytes) : 0;
-    st.l2_cycles = uint64_t(std::ceil(double(st.global_bytes) / l2_rate));
-    st.dram_cycles = uint64_t(std::ceil(double(st.dram_bytes) / dram_rate));
+    // Reads and writes take turns at each level, writes at their own rate.
+    const double l2_write_rate = std::min(cost.l2_write_bytes_per_cycle_per_sm * cost.sms, cost.l2_write_bytes_per_cycle_one_sm * active_sms);
+    const double dram_write_rate = std::min(cost.dram_write_bytes_per_cycle_per_sm * cost.sms, cost.l2_write_bytes_per_cycle_one_sm * active_sms);
+    const uint64_t writes = std::min(st.global_write_bytes, st.global_bytes), dram_writes = std::min(writes, st.dram_bytes);
+    st.l2_cycles = uint64_t(std::ceil(double(st.global_bytes - writes) / l2_rate + double(writes) / l2_write_rate));
+    st.dram_cycles = uint64_t(std::ceil(double(st.dram_bytes - dram_writes) / dram_rate + double(dram_writes) / dram_write_rate));
     // The launch overhead: an empty one-block kernel's time, and each block
     // more of the first wave dispatched (those of later waves start as slots
     // free, while others run). A launch none of whose blocks finished has no

@@ -20,10 +20,12 @@ public:
 
     // Runs the block to its end; sets its trace's cycles. Throws SimError.
     void run() { while (!advance()) {} }
-    // One step at a time, for blocks that share an SM (sm.h, run_together): when the
+    // One step at a time, for blocks that share an SM (sm.h, run_stream): when the
     // next step happens, and the step itself (true: the block has ended).
     uint64_t next_time();
     bool advance();
+    // The cycle its last warp finished (once advance() said it ended).
+    uint64_t end_cycle() const { return b_.out->trace.cycles; }
     // Unwinds any fiber still parked (after an error), with its thread current
     // so destructors of register tiles account correctly.
     void unwind();

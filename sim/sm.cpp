@@ -29,42 +29,67 @@ uint64_t SmLayout::largest() const {
     return most;
 }
 
-uint64_t busiest_sm_cycles(const SmLayout& layout, const std::vector<uint64_t>& block_cycles) {
-    std::vector<uint64_t> sm_time;
-    for (size_t g = 0; g < layout.groups(); ++g) {
-        uint64_t longest = 0;
-        for (uint64_t b = layout.first[g]; b < layout.first[g + 1]; ++b) longest = std::max(longest, block_cycles[b]);
-        if (layout.sm[g] >= sm_time.size()) sm_time.resize(layout.sm[g] + 1);
-        sm_time[layout.sm[g]] += longest;
-    }
-    return sm_time.empty() ? 0 : *std::max_element(sm_time.begin(), sm_time.end());
+std::vector<SmStream> sm_streams(const SmLayout& layout, int sms, int waves) {
+    // Each SM's groups in order; its g-th is of its g-th wave.
+    std::vector<std::vector<size_t>> groups_of(size_t(std::max(sms, 1)));
+    for (size_t g = 0; g < layout.groups(); ++g) groups_of[std::min<size_t>(layout.sm[g], groups_of.size() - 1)].push_back(g);
+    size_t most = 0;
+    for (const auto& gs : groups_of) most = std::max(most, gs.size());
+    const size_t per = size_t(std::max(waves, 1));
+    std::vector<SmStream> streams;
+    for (size_t w0 = 0; w0 < most; w0 += per)
+        for (size_t s = 0; s < groups_of.size(); ++s) {
+            SmStream st;
+            st.sm = uint32_t(s);
+            for (size_t k = w0; k < std::min(w0 + per, groups_of[s].size()); ++k) {
+                const size_t g = groups_of[s][k];
+                for (uint64_t b = layout.first[g]; b < layout.first[g + 1]; ++b) st.blocks.push_back(b);
+            }
+            if (!st.blocks.empty()) streams.push_back(std::move(st));
+        }
+    return streams;
 }
 
-void run_together(const std::vector<BlockRunner*>& runners, const std::function<void(size_t)>& done,
-                  const std::function<void(size_t, std::exception_ptr)>& failed, const std::function<void(size_t)>& dropped) {
-    std::vector<size_t> active(runners.size());
-    for (size_t i = 0; i < active.size(); ++i) active[i] = i;
-    while (!active.empty()) {
-        size_t pick = 0;
-        if (active.size() > 1) {
-            uint64_t best = UINT64_MAX;
-            for (size_t a = 0; a < active.size(); ++a) {
-                const uint64_t t = runners[active[a]]->next_time();
-                if (t < best) best = t, pick = a;
-            }
+void run_stream(size_t blocks, int slots, const std::function<BlockRunner*(size_t, size_t, uint64_t)>& start,
+                const std::function<void(size_t, size_t)>& done, const std::function<void(size_t, size_t, std::exception_ptr)>& failed,
+                const std::function<void(size_t, size_t)>& dropped) {
+    struct Slot { BlockRunner* runner = nullptr; size_t block = 0; };
+    std::vector<Slot> slot(size_t(std::max(slots, 1)));
+    size_t next = 0;
+    bool stopped = false;
+    auto fill = [&](size_t j, uint64_t cycle) {
+        if (stopped || next >= blocks) return;
+        if (BlockRunner* r = start(next, j, cycle)) slot[j] = {r, next++};
+        else stopped = true;
+    };
+    for (size_t j = 0; j < slot.size(); ++j) fill(j, 0);
+    for (;;) {
+        size_t pick = slot.size();
+        uint64_t best = UINT64_MAX;
+        for (size_t j = 0; j < slot.size(); ++j) {
+            if (!slot[j].runner) continue;
+            const uint64_t t = slot[j].runner->next_time();
+            if (pick == slot.size() || t < best || (t == best && slot[j].block < slot[pick].block)) best = t, pick = j;
         }
-        const size_t i = active[pick];
+        if (pick == slot.size()) return;
+        Slot& s = slot[pick];
         try {
-            if (!runners[i]->advance()) continue;
-            active.erase(active.begin() + long(pick));
-            done(i);
+            if (!s.runner->advance()) continue;
+            const uint64_t end = s.runner->end_cycle();
+            const size_t i = s.block;
+            s.runner = nullptr;
+            done(i, pick);
+            fill(pick, end);
         } catch (...) {
-            active.erase(active.begin() + long(pick));
-            failed(i, std::current_exception());
-            while (!active.empty() && active.back() > i) {
-                dropped(active.back());
-                active.pop_back();
-            }
+            const size_t i = s.block;
+            s.runner = nullptr;
+            failed(i, pick, std::current_exception());
+            stopped = true;
+            for (size_t j = 0; j < slot.size(); ++j)
+                if (slot[j].runner && slot[j].block > i) {
+                    slot[j].runner = nullptr;
+                    dropped(slot[j].block, j);
+                }
         }
     }
 }

@@ -23,16 +23,30 @@ struct SmLayout {
 };
 SmLayout sm_layout(uint64_t nblocks, int sms, int per_sm);
 
-// The busiest SM's time: each SM runs its groups one after another, a group
-// lasting as long as its slowest block.
-uint64_t busiest_sm_cycles(const SmLayout& layout, const std::vector<uint64_t>& block_cycles);
+// What one host thread simulates at a time: an SM's blocks over up to
+// `waves` consecutive waves (its groups of the layout, in order). On the GPU
+// a block takes the slot another left the moment it is free, so an SM's
+// blocks of consecutive waves overlap; within a stream they do. Streams are
+// ordered by their first wave, then SM, so blocks finish near block order
+// (the launch hands them on in block order, holding the rest meanwhile):
+// `waves` bounds what is held to about that many waves' blocks.
+struct SmStream {
+    uint32_t sm = 0;
+    std::vector<uint64_t> blocks;  // in block order
+};
+std::vector<SmStream> sm_streams(const SmLayout& layout, int sms, int waves);
 
-// Runs the runners' blocks together, the step due first next (ties: the
-// lowest block). done(i) when block i ends; failed(i, error) when it throws,
-// after which the blocks after it are dropped (dropped(i), their fibers to
-// unwind) and the ones before it run on: the launch reports the lowest
-// failing block, and those before it must be whole.
-void run_together(const std::vector<BlockRunner*>& runners, const std::function<void(size_t)>& done,
-                  const std::function<void(size_t, std::exception_ptr)>& failed, const std::function<void(size_t)>& dropped);
+// Runs one SM's stream: `slots` blocks at once, each next one starting in the
+// slot the last one left, at the cycle it left it. start(i, slot, cycle)
+// sets the stream's i-th block up (its warps' clocks at `cycle`) and returns
+// its runner, or null to start no more. The step due first runs next (ties:
+// the earlier block). done(i, slot) when block i ends; failed(i, slot, error)
+// when it throws, after which no more start and the running blocks after it
+// are dropped (dropped(i, slot), their fibers to unwind) while the ones
+// before it run on: the launch reports the lowest failing block, and those
+// before it must be whole.
+void run_stream(size_t blocks, int slots, const std::function<BlockRunner*(size_t, size_t, uint64_t)>& start,
+                const std::function<void(size_t, size_t)>& done, const std::function<void(size_t, size_t, std::exception_ptr)>& failed,
+                const std::function<void(size_t, size_t)>& dropped);
 
 } // namespace tklab::sim

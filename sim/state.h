@@ -153,8 +153,19 @@ struct MemoryPath {
     uint64_t footprint = 0;       // bytes of the launch's buffers
     uint64_t read_footprint = 0;  // of them, the buffers holding data (anything written them)
     int load_latency = 0, cp_async_latency = 0, tma_latency = 0;
-    double store_bytes_per_cycle = 1;  // one SM's stores to L2, by how many SMs the launch keeps busy
-    double load_bytes_per_cycle = 1;   // one SM's loads from L2 (or DRAM), the same way
+    bool dram_writes = false;     // its buffers together exceed L2: what it writes goes on to DRAM
+    // When its data is in DRAM, a buffer of more than half the L2 is read
+    // from DRAM; smaller ones, read again and again (a table, a weight
+    // vector), stay in L2 while the big ones stream past them.
+    uint64_t streamed_above = UINT64_MAX;
+    int l2_load_latency = 0, l2_cp_async_latency = 0;
+    bool streamed(uint64_t buffer_bytes) const { return buffer_bytes > streamed_above; }
+    // Bytes per cycle (sim/README.md, "Global memory"). An SM's own paths: what
+    // one SM alone reads from L2 and from DRAM, and writes.
+    double read_port = 1, dram_read_port = 1, write_port = 1;
+    // Its share of the levels' bandwidth, by how many SMs the launch keeps
+    // busy: reads and writes take turns at it, each at its own rate.
+    double l2_read = 1, l2_write = 1, dram_read = 1, dram_write = 1;
 };
 
 struct BarrierState {
@@ -236,8 +247,9 @@ struct SmPipes {
     uint64_t copy_engine_free = 0;  // the bulk copy engine's (TMA's) next free cycle
     int tensor_last[4] = {-1, -1, -1, -1};  // the SM warp slot that last issued on each tensor pipe
     double issue_free[4] = {};              // each sub-partition's issue slot, as the register arithmetic fills it
-    double store_free = 0;  // the SM's stores leave through its share of L2's bandwidth
-    double load_free = 0;   // the SM's loads arrive through its share of L2's (or DRAM's)
+    // Global memory traffic (MemoryPath): the SM's read and write paths, and
+    // its shares of L2's and DRAM's bandwidth, each free from this cycle on.
+    double read_port_free = 0, write_port_free = 0, l2_free = 0, dram_free = 0;
 };
 
 struct Block {

@@ -90,10 +90,10 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 // blocks with 8 k-steps; the goal is read on the last.
 //
 // The goal, measured in the simulator at M = N = 128, K = 512 (h100 cost
-// model, measured figures): the solution (3 stages) spends 36.8% of its warp
-// time waiting at barriers, and its slowest block takes 8677 cycles; the same
+// model, measured figures): the solution (3 stages) spends 36.9% of its warp
+// time waiting at barriers, and its slowest block takes 8649 cycles; the same
 // kernel with one stage (wrong/one_stage.cuh, `--variant one_stage`: load,
-// compute, load, compute) waits 52.9% of the time and takes 11713 cycles.
+// compute, load, compute) waits 53.0% of the time and takes 11685 cycles.
 // (One producer warp's copies are the bottleneck either way: README.md.)
 inline tklab::lessons::Lesson lesson() {
     return tklab::lessons::Lesson{

@@ -53,7 +53,7 @@ public:
         first_ = std::countr_zero(mask);
         t0_ = w.lanes[first_];
         op0_ = t0_->pending;
-        t_ = w.clock;
+        t_ = begun_ = w.clock;
     }
     void run();
 
@@ -66,6 +66,7 @@ private:
     Thread* t0_ = nullptr;
     LaneOp* op0_ = nullptr;
     uint64_t t_ = 0;           // the cycle the instruction can issue
+    uint64_t begun_ = 0;       // the warp's clock when it came to the instruction, before any wait in it
     int ev_ = 0;               // its event
     uint32_t seq_ = 0;         // the warp's instruction number
     uint32_t site_ = 0;        // the instruction, as findings name it
@@ -130,14 +131,39 @@ private:
         sm.smem_free = end;
         return end;
     }
-    // The SM's share of the memory's bandwidth (sim/README.md, "Global
-    // memory"): a load of `bytes` issued at `from` waits for the SM's
-    // earlier loads, takes bytes / load_bytes_per_cycle of its share, and
-    // arrives `latency` after that; returns when.
-    uint64_t load_arrives(uint64_t from, uint64_t bytes, int latency) {
-        double& q = b_.sm->load_free;
-        q = std::max(q, double(from)) + double(bytes) / b_.memory.load_bytes_per_cycle;
-        return uint64_t(q + 0.5) + uint64_t(latency);
+    // The SM's paths and shares of the memory's bandwidth (sim/README.md,
+    // "Global memory"): a load of `bytes` issued at `from` comes through the
+    // SM's read path and its shares of L2's (and, for data in DRAM, DRAM's)
+    // bandwidth, each after the traffic before it, and arrives `latency`
+    // after the last; returns when.
+    uint64_t load_arrives(uint64_t from, uint64_t bytes, int latency, bool from_dram) {
+        const MemoryPath& m = b_.memory;
+        double through = take(b_.sm->read_port_free, from, bytes, from_dram ? m.dram_read_port : m.read_port);
+        through = std::max(through, take(b_.sm->l2_free, from, bytes, m.l2_read));
+        if (from_dram) through = std::max(through, take(b_.sm->dram_free, from, bytes, m.dram_read));
+        return uint64_t(through + 0.5) + uint64_t(latency);
+    }
+    // A store of `bytes` issued at `from` leaves through the SM's write path
+    // and its share of L2's bandwidth, and is acknowledged an L2 latency
+    // later; returns when. Written on to DRAM (a launch bigger than L2), it
+    // takes DRAM's bandwidth from later loads, but nobody waits for that.
+    uint64_t store_acknowledged(uint64_t from, uint64_t bytes) {
+        const MemoryPath& m = b_.memory;
+        const double through = std::max(take(b_.sm->write_port_free, from, bytes, m.write_port), take(b_.sm->l2_free, from, bytes, m.l2_write));
+        if (m.dram_writes) take(b_.sm->dram_free, from, bytes, m.dram_write);
+        return uint64_t(through + 0.5) + uint64_t(cost_.global_latency);
+    }
+    // `bytes` through a queue free from `free` at `rate` bytes a cycle, from
+    // `from` on; returns when they are through. The simulator executes an SM's
+    // instructions in the order their warps come to them, but an instruction
+    // that first waits in itself (a store for its data) issues later: its
+    // bytes join the queue as of when the warp came to it, so that the queue
+    // never skips ahead to that later cycle and idles under the traffic of
+    // others that come in between.
+    double take(double& free, uint64_t from, uint64_t bytes, double rate) const {
+        const double cost = double(bytes) / rate;
+        free = std::max(free, double(std::min(from, begun_))) + cost;
+        return std::max(free, double(from) + cost);
     }
     // The address arithmetic and checks nvcc adds around a tile op's memory
     // instruction (the cost model's "overhead"), issued before it.

@@ -30,9 +30,11 @@ void Executor::global_memory(Op op) {
 void Executor::global_access(Op op) {
     const bool load = op == Op::ld_global;
     const uint32_t bytes = op0_->bytes;
+    bool streamed = false;  // from a buffer read from DRAM (MemoryPath::streamed)
     for_lanes([&](int l) {
         LaneOp& o = lane_op(l);
         const Allocation& al = check_global(lane(l), o.gptr, bytes, load ? "load" : "store");
+        streamed = streamed || b_.memory.streamed(al.bytes);
         if (load) {
             check_global_written(lane(l), al, uintptr_t(o.gptr), bytes, "a load");
             std::memcpy(o.data, o.gptr, bytes);
@@ -43,12 +45,9 @@ void Executor::global_access(Op op) {
     });
     const uint64_t moved = global_traffic(bytes);
     if (!load) {
-        // The SM's stores leave at its share of L2's bandwidth, each
-        // acknowledged an L2 latency later; a warp's exit waits for its own
-        // (Nsight's "drain").
-        double& q = b_.sm->store_free;
-        q = std::max(q, double(t_)) + double(moved) / b_.memory.store_bytes_per_cycle;
-        w_.stores_done = std::max(w_.stores_done, uint64_t(q + 0.5) + uint64_t(cost_.global_latency));
+        // A warp's exit waits for its stores' acknowledgements (Nsight's "drain").
+        w_.stores_done = std::max(w_.stores_done, store_acknowledged(t_, moved));
+        b_.out->trace.global_write_bytes += moved;
     }
     if (load) {
         // nvcc issues a tile op's global loads together, ahead of the stores
@@ -60,7 +59,8 @@ void Executor::global_access(Op op) {
             if (w_.hoist_seq != t0_->op_seq) { w_.hoist_seq = t0_->op_seq; w_.hoist_start = t_; w_.hoist_count = 0; }
             issued = std::min(t_, w_.hoist_start + uint64_t(w_.hoist_count++) * uint64_t(cost_.global_issue_cycles));
         }
-        note_load(load_arrives(issued, moved, b_.memory.load_latency), Stall::long_scoreboard, (bytes + 3) / 4);
+        const int latency = streamed ? b_.memory.load_latency : b_.memory.l2_load_latency;
+        note_load(load_arrives(issued, moved, latency, streamed), Stall::long_scoreboard, (bytes + 3) / 4);
     }
     w_.clock = t_ + cost_.global_issue_cycles;
 }
@@ -82,7 +82,12 @@ uint64_t Executor::global_traffic(uint32_t bytes_per_lane) {
 
 void Executor::cp_async() {
     const uint32_t bytes = op0_->bytes;
-    const uint64_t complete = load_arrives(t_, global_traffic(bytes), b_.memory.cp_async_latency);
+    bool streamed = false;  // from a buffer read from DRAM (MemoryPath::streamed)
+    for_lanes([&](int l) {
+        const Allocation& src = check_global(lane(l), lane_op(l).gptr, bytes, "cp.async source");
+        streamed = streamed || b_.memory.streamed(src.bytes);
+    });
+    const uint64_t complete = load_arrives(t_, global_traffic(bytes), streamed ? b_.memory.cp_async_latency : b_.memory.l2_cp_async_latency, streamed);
     for_lanes([&](int l) {
         LaneOp& o = lane_op(l);
         check_shared(b_, lane(l), o.addr, bytes, "cp.async destination");

@@ -38,13 +38,16 @@ struct CopyRun {
     uint64_t store_stall = 0;  // the store's wait for the load, in block 0's warp 0
 };
 
-CopyRun run_copy(unsigned blocks, unsigned seed) {
+// `blocks` of 128 threads copy the first words of an input of `in_words`
+// (at least what they copy: more makes a bigger buffer to read from).
+CopyRun run_copy(unsigned blocks, unsigned seed, size_t in_words = 0) {
     std::mt19937 rng(seed);
     const size_t words = size_t(blocks) * 128 * 4;
-    std::vector<uint32_t> host(words);
+    std::vector<uint32_t> host(std::max(words, in_words));
     for (uint32_t& x : host) x = rng();
-    tk::device_buffer<uint32_t> in(words, host, "in"), out(words, "out");
+    tk::device_buffer<uint32_t> in(host.size(), host, "in"), out(words, "out");
     tk::launch("copy", copy_kernel, dim3(blocks), dim3(128), 0, in.data(), out.data());
+    host.resize(words);
     CHECK(out.download() == host);
     const tklab::sim::RunResult& r = tklab::sim::last_run();
     CopyRun c{r.stats, 0};
@@ -138,28 +141,35 @@ TEST_CASE("memory model: buffers that fit in L2 are read at L2's latency, and ev
         // A few blocks move little: the blocks bound the time, plus the launch overhead.
         CHECK(std::string(c.stats.time_limit) == "blocks");
         CHECK(c.stats.est_kernel_cycles == c.stats.wave_cycles + overhead);
-        // L2's bound: the traffic over what the SMs with blocks get, each as one SM alone at most.
+        // L2's bound: reads and writes take turns, each at what the SMs with
+        // blocks get, each as one SM alone at most.
         const double rate = std::min(m.l2_bytes_per_cycle_per_sm * m.sms, m.l2_bytes_per_cycle_one_sm * blocks);
-        CHECK(c.stats.l2_cycles == uint64_t(std::ceil(double(c.stats.global_bytes) / rate)));
+        const double write_rate = std::min(m.l2_write_bytes_per_cycle_per_sm * m.sms, m.l2_write_bytes_per_cycle_one_sm * blocks);
+        CHECK(c.stats.global_write_bytes == c.stats.global_bytes / 2);
+        CHECK(c.stats.l2_cycles == uint64_t(std::ceil(double(c.stats.global_bytes / 2) / rate + double(c.stats.global_bytes / 2) / write_rate)));
     }
 }
 
 TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is bound by its bandwidth", "[sim][cost_model]") {
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
-    // A buffer with data in it (uploaded) that the kernel never reads makes the
-    // data the launch could read bigger than L2.
-    tk::device_buffer<uint8_t> ballast(size_t(m.l2_bytes) + 1, std::vector<uint8_t>(size_t(m.l2_bytes) + 1, 7), "ballast");
+    // The input holds data (uploaded) beyond L2's size, of which the kernel
+    // reads the start: the launch's data is in DRAM, and a buffer that big
+    // is read from there (a small one would stay in L2: the next test).
+    const size_t in_words = size_t(m.l2_bytes) / 4 + 1;
     for (unsigned seed = 1; seed <= 2; ++seed) {
         // Eight and sixteen blocks per SM: every SM streams, and enough bytes
         // that DRAM's bandwidth outlasts a block's latency and store drain.
         const unsigned blocks = 1056 * seed;
-        const CopyRun c = run_copy(blocks, seed + 10);
+        const CopyRun c = run_copy(blocks, seed + 10, in_words);
         // Its 512 bytes through the SM's share of DRAM (every SM busy), then DRAM's latency.
         CHECK(double(c.store_stall) == Approx(m.global_dram_latency - m.global_issue_cycles + 512.0 / m.dram_bytes_per_cycle_per_sm).margin(1.0));
         // What moved came from or went to DRAM (the buffers are larger than the traffic).
         CHECK(c.stats.dram_bytes == c.stats.global_bytes);
+        // Reads and writes take turns at DRAM, each at its rate.
         const double dram_rate = std::min(m.dram_bytes_per_cycle_per_sm * m.sms, m.dram_bytes_per_cycle_one_sm * std::min(blocks, unsigned(m.sms)));
-        const uint64_t dram_cycles = uint64_t(std::ceil(double(c.stats.global_bytes) / dram_rate));
+        const double write_rate = std::min(m.dram_write_bytes_per_cycle_per_sm * m.sms, m.l2_write_bytes_per_cycle_one_sm * std::min(blocks, unsigned(m.sms)));
+        const uint64_t half = c.stats.global_bytes / 2;
+        const uint64_t dram_cycles = uint64_t(std::ceil(double(half) / dram_rate + double(half) / write_rate));
         CHECK(c.stats.dram_cycles == dram_cycles);
         // DRAM is the slowest of the three here: it is the kernel's time.
         CHECK(c.stats.dram_cycles > c.stats.wave_cycles);
@@ -170,6 +180,20 @@ TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is
         CHECK(c.stats.launch_overhead_cycles ==
               uint64_t(m.launch_overhead_cycles) + uint64_t(std::llround(m.launch_dispatch_cycles_per_block * (blocks - 1))));
     }
+}
+
+TEST_CASE("memory model: with the launch's data in DRAM, a buffer under half the L2 is read from L2", "[sim][cost_model]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    // Data beyond L2's size in a buffer the kernel never reads; the one it
+    // reads (a table, say) stays in L2 while big ones stream past it.
+    tk::device_buffer<uint8_t> ballast(size_t(m.l2_bytes) + 1, std::vector<uint8_t>(size_t(m.l2_bytes) + 1, 7), "ballast");
+    std::mt19937 rng(41);
+    const unsigned blocks = 132 * (2 + unsigned(rng() % 3));  // every SM busy
+    const CopyRun c = run_copy(blocks, rng());
+    // L2's latency, after its bytes through the SM's share of L2 (every SM busy).
+    CHECK(double(c.store_stall) == Approx(m.global_latency - m.global_issue_cycles + 512.0 / m.l2_bytes_per_cycle_per_sm).margin(1.0));
+    // It is still a launch whose traffic DRAM must take (merge.cpp's bound).
+    CHECK(c.stats.dram_bytes == c.stats.global_bytes);
 }
 
 TEST_CASE("memory model: a fresh buffer the launch only writes takes no room in L2 from its reads", "[sim][cost_model]") {

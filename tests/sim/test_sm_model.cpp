@@ -125,10 +125,31 @@ TEST_CASE("SM model: blocks are dealt to SMs in groups, full waves first, the la
             CHECK(l.sm[g] < uint32_t(sms));
         }
     }
-    // The busiest SM: its groups one after another, each as long as its slowest block.
+    // Streams: an SM's groups of consecutive waves, ordered by first wave, then SM.
     l = sm_layout(10, 4, 2);
-    const std::vector<uint64_t> cycles = {5, 7, 1, 1, 1, 1, 1, 1, 9, 2};
-    CHECK(tklab::sim::busiest_sm_cycles(l, cycles) == 7 + 9);
+    auto blocks_of = [](const std::vector<tklab::sim::SmStream>& s) {
+        std::vector<std::vector<uint64_t>> b;
+        for (const auto& x : s) b.push_back(x.blocks);
+        return b;
+    };
+    auto st = tklab::sim::sm_streams(l, 4, 8);
+    CHECK(blocks_of(st) == std::vector<std::vector<uint64_t>>{{0, 1, 8}, {2, 3, 9}, {4, 5}, {6, 7}});
+    CHECK(st[1].sm == 1);
+    st = tklab::sim::sm_streams(l, 4, 1);
+    CHECK(blocks_of(st) == std::vector<std::vector<uint64_t>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8}, {9}});
+    CHECK(st[5].sm == 1);
+    // Seeded random shapes: every block in exactly one stream, each stream's in order.
+    for (int trial = 0; trial < 50; ++trial) {
+        const uint64_t n = 1 + rng() % 3000;
+        const int sms = 1 + int(rng() % 140), k = 1 + int(rng() % 16), waves = 1 + int(rng() % 9);
+        std::vector<int> seen(n);
+        for (const auto& s : tklab::sim::sm_streams(sm_layout(n, sms, k), sms, waves)) {
+            CHECK(std::is_sorted(s.blocks.begin(), s.blocks.end()));
+            CHECK(s.blocks.size() <= uint64_t(k) * uint64_t(waves));
+            for (uint64_t b : s.blocks) ++seen[b];
+        }
+        CHECK(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
+    }
 }
 
 TEST_CASE("SM model: blocks on one SM share its shared-memory pipe", "[sim][sm]") {
