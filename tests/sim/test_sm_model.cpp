@@ -65,6 +65,16 @@ __global__ void mma_kernel(int n) {
     }
 }
 
+// Block 0 issues `first` independent mma.sync, every other block `rest`.
+__global__ void mma_by_block_kernel(int first, int rest) {
+    const uint32_t a[4] = {0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u}, b[2] = {0x3f803f80u, 0x3f803f80u};
+    const float c[4] = {};
+    for (int i = 0, n = blockIdx.x == 0 ? first : rest; i < n; ++i) {
+        float d[4];
+        tk::arch::mma_m16n8k16(d, a, b, c);
+    }
+}
+
 // n calls of mma_AB into one RxR accumulator from R x 64 and 64 x R tiles:
 // 2 (R/16)^2 independent chains of 4 dependent mma each call, and each call's
 // chains go on from the last call's.
@@ -191,6 +201,33 @@ TEST_CASE("SM model: a resident block hides another's load latency", "[sim][sm]"
         const tklab::sim::Stats apart = run_dependent(4, 150 * 1024, n, seed + 20);
         CHECK(apart.blocks_together == 1);
         CHECK(apart.wave_cycles == 4 * one);
+    }
+}
+
+TEST_CASE("SM model: a block of the next wave starts in the slot another leaves, at that cycle", "[sim][sm]") {
+    sms_as one_sm(1);
+    std::mt19937 rng(53);
+    // Two slots (shared memory allows two blocks), three blocks: block 0 is
+    // long; blocks 1 and 2 are short and take turns in the other slot, so the
+    // SM is as busy as block 0, not block 0 and then block 2.
+    const size_t smem = 100 * 1024;
+    for (int trial = 0; trial < 3; ++trial) {
+        const int rest = 8 + int(rng() % 16), first = 4 * rest + int(rng() % 32);
+        tk::launch("mma_by_block", mma_by_block_kernel, dim3(1), dim3(32), smem, first, rest);
+        const uint64_t long_one = tklab::sim::last_run().stats.max_block_cycles;
+        tk::launch("mma_by_block", mma_by_block_kernel, dim3(3), dim3(32), smem, first, rest);
+        const RunResult& r = tklab::sim::last_run();
+        INFO("first " << first << ", rest " << rest);
+        REQUIRE(r.stats.blocks_together == 2);
+        REQUIRE(r.blocks.size() == 3);
+        // Each block's trace counts from its own start; block 2's first mma
+        // waits only for the tensor pipe block 1's last one left busy.
+        const uint64_t pipe_wait = r.blocks[2].events.front().issue;
+        CHECK(r.blocks[1].events.front().issue == 0);
+        CHECK(pipe_wait < uint64_t(tklab::sim::CostModel::load("h100").mma_pipe_cycles));
+        CHECK(r.blocks[2].cycles == r.blocks[1].cycles + pipe_wait);
+        CHECK(r.blocks[1].cycles + r.blocks[2].cycles < long_one);
+        CHECK(r.stats.wave_cycles == long_one);  // not long_one + block 2's
     }
 }
 
