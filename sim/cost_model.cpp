@@ -107,6 +107,7 @@ CostModel CostModel::load(const std::string& name_or_path) {
         m.ov_st_global = both("st_global");
         m.ov_cp_async = both("cp_async");
         m.ov_group_copy = both("group_copy");
+        m.overhead_latency = get_rate(j, "overhead.latency");
     }
     m.launch_overhead_cycles = get_int(j, "launch.overhead_cycles");
     m.launch_dispatch_cycles_per_block = get_rate(j, "launch.dispatch_cycles_per_block");

@@ -50,6 +50,7 @@ struct CostModel {
     // Per op call (its first such instruction) and per instruction.
     struct Overhead { double per_call = 0, per_instruction = 0; };
     Overhead ov_ldmatrix, ov_ld_global, ov_st_global, ov_cp_async, ov_group_copy;
+    double overhead_latency = 1;  // one warp's cycles per instruction of it, alone on its sub-partition
     int launch_overhead_cycles = 0;  // a launch's time beyond its blocks' (start-up and drain), one block
     double launch_dispatch_cycles_per_block = 0;  // what each block more of the first wave adds to it
 

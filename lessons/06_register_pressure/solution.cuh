@@ -58,9 +58,9 @@ __global__ void gemm(gl<bf16> a, gl<bf16> b, gl<float> c) {
 // --variant tile16|tile32|tile64`):
 //
 //   warp tile  tile registers  + base  blocks/SM (limit)  slowest block, cycles
-//   16x16       16              40     12 (registers)     27809  (misses <= 9800)
-//   32x32       48              72      7 (registers)      9582
-//   64x64      160             184      2 (registers)      5649  (misses >= 4 blocks)
+//   16x16       16              40     12 (registers)     34095  (misses <= 11800)
+//   32x32       48              72      7 (registers)      11576
+//   64x64      160             184      2 (registers)      6217  (misses >= 4 blocks)
 inline constexpr auto kernel = gemm<32, 32>;
 
 } // namespace lesson06::solution

@@ -90,10 +90,10 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 // blocks with 8 k-steps; the goal is read on the last.
 //
 // The goal, measured in the simulator at M = N = 128, K = 512 (h100 cost
-// model, measured figures): the solution (3 stages) spends 36.9% of its warp
-// time waiting at barriers, and its slowest block takes 8649 cycles; the same
+// model, measured figures): the solution (3 stages) spends 46.7% of its warp
+// time waiting at barriers, and its slowest block takes 12108 cycles; the same
 // kernel with one stage (wrong/one_stage.cuh, `--variant one_stage`: load,
-// compute, load, compute) waits 53.0% of the time and takes 11685 cycles.
+// compute, load, compute) waits 59.1% of the time and takes 15459 cycles.
 // (One producer warp's copies are the bottleneck either way: README.md.)
 inline tklab::lessons::Lesson lesson() {
     return tklab::lessons::Lesson{
@@ -106,7 +106,7 @@ inline tklab::lessons::Lesson lesson() {
                   {{"M", 128}, {"N", 64}, {"K", 448}},
                   {{"M", 128}, {"N", 128}, {"K", 512}}},
         .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("M"), d.at("N")}; },
-        .goals = {tklab::lessons::max_barrier_wait_share(0.45)},
+        .goals = {tklab::lessons::max_barrier_wait_share(0.53)},
     };
 }
 #endif

@@ -238,6 +238,21 @@ def main():
                 set_path(arch, field, round(max(0.0, x), 2))
                 measured[field] = {"from": "overhead.*_sass_per_call (calibration_overhead)", "value": round(x, 3),
                                    "conversion": why + " (scripts/dev/arch_from_calibration.py, overhead_figures)"}
+        # One warp's time per instruction of that arithmetic, alone on its
+        # sub-partition: the probes' timing (calibration_overhead_timing_NAME.json)
+        # of group<4>:: and group<1>::load_async, whose copies' latency cancels
+        # in the difference: cycles over SASS instructions between the two.
+        timing = ov.replace("calibration_overhead_", "calibration_overhead_timing_")
+        if os.path.exists(timing):
+            tv = {f["name"]: f["value"] for f in json.load(open(timing))["figures"]}
+            names = ["overhead.cp_async_one_warp_cycles_per_call", "overhead.cp_async_cycles_per_call",
+                     "overhead.cp_async_one_warp_sass_per_call", "overhead.cp_async_sass_per_call"]
+            a, b, sa, sb = (tv[n] for n in names)
+            set_path(arch, "overhead.latency", round((a - b) / (sa - sb), 2))
+            measured["overhead.latency"] = {
+                "from": " - ".join(names), "value": [a, b, sa, sb],
+                "conversion": "cycles per call over SASS per call, the difference of the two probes (one warp per sub-partition; "
+                              "the copies' latency cancels): one warp's cycles per instruction of address arithmetic"}
         high, low = mio_queue(ov_figs)
         arch["shared"].pop("mio_queue_depth", None)
         for field, v in (("shared.mio_queue_high", high), ("shared.mio_queue_low", low)):

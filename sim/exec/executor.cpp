@@ -85,9 +85,11 @@ void Executor::run() {
 
 // The instructions around a tile op's memory instruction, measured per
 // instruction on the GPU (bench/calibrate/overhead_probes.h): n of them take
-// the simple arithmetic's latency each on the warp, and its throughput of the
-// sub-partition's issue slot (shared with the other warps' arithmetic).
-// A kernel's own instructions outside tile ops are not charged.
+// the simple arithmetic's throughput of the sub-partition's issue slot
+// (shared with the other warps' arithmetic), shown as `selected`, and alone
+// the warp the measured overhead latency each: the rest is its wait for
+// each one's result before the next (`wait`, as PC sampling shows these
+// lines). A kernel's own instructions outside tile ops are not charged.
 void Executor::issue_overhead(Op op) {
     if (t0_->op_depth == 0) return;
     const bool group_copy = t0_->op_name && std::strncmp(t0_->op_name, "group_", 6) == 0;
@@ -111,7 +113,9 @@ void Executor::issue_overhead(Op op) {
     const CostModel::AluCost& c = cost_.alu[size_t(AluKind::simple)];
     double& slot = b_.sm->issue_free[size_t((b_.warp_base + w_.id) % 4)];
     slot = std::max(slot, double(t_)) + n * c.throughput;
-    wait_until(std::max(t_ + uint64_t(n * c.latency + 0.5), uint64_t(slot + 0.5)), Stall::selected);
+    const uint64_t start = t_;
+    wait_until(std::max(t_ + uint64_t(n * double(cost_.issue_cycles) + 0.5), uint64_t(slot + 0.5)), Stall::selected);
+    wait_until(start + uint64_t(n * cost_.overhead_latency + 0.5), Stall::wait);
 }
 
 // A read of global memory in `al`: every byte must have been written (by an upload or a kernel).

@@ -30,7 +30,7 @@ const KnownWrong known_wrong[] = {
     {"wrong/no_bytes.cuh", lesson10::wrong_no_bytes::kernel, "error",
      "no_bytes.cuh:53: error: read of shared memory nothing wrote"},
     {"wrong/wrong_parity.cuh", lesson10::wrong_wrong_parity::kernel, "error", "wrong_parity.cuh:37), 0 of 4 arrivals"},
-    {"wrong/one_stage.cuh", lesson10::wrong_one_stage::kernel, "goal", "the slowest block took 5183 cycles"},
+    {"wrong/one_stage.cuh", lesson10::wrong_one_stage::kernel, "goal", "the slowest block took 5207 cycles"},
 };
 
 } // namespace

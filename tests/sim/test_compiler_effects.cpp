@@ -119,7 +119,7 @@ TEST_CASE("compiler effects: a tile op's global loads wait one latency together"
     // 16 loads of 16 bytes a lane, each stored as it arrives: one latency and
     // the issue of 32 instructions with their address arithmetic (the cost
     // model's overhead), not 16 latencies one after another.
-    const double arithmetic = (m.ov_group_copy.per_call + 32 * m.ov_group_copy.per_instruction) * m.alu[size_t(AluKind::simple)].latency;
+    const double arithmetic = (m.ov_group_copy.per_call + 32 * m.ov_group_copy.per_instruction) * m.overhead_latency;
     CHECK(cycles >= uint64_t(m.global_latency));
     CHECK(double(cycles) < m.global_latency + arithmetic + 200);
     CHECK(double(cycles) < 2.0 * m.global_latency + arithmetic);
