@@ -153,6 +153,18 @@ std::pair<std::string, std::string> race_cause(const Block& b, int earlier, int 
           << " of " << block << " " << verb(op, false) << " byte " << hex(f.addr) << ", which nothing has written since the block began";
         fix = "write or load the tile before reading it -- shared memory starts as garbage on the GPU, not zeros; check the loop "
               "bounds and that the load (and its wait) comes first";
+        // The reader went past an mbarrier that had completed no phase: its
+        // wait asked for parity 1, which a fresh barrier counts as done.
+        const int owner = b.hooks.agents().owner(who.agent);
+        const bool warp = b.hooks.agents().kind(who.agent) == bugs::Agents::Kind::warp;
+        if (warp && owner >= 0 && size_t(owner) < b.warps.size() && b.warps[size_t(owner)].fresh_pass.set) {
+            const Warp::FreshPass& p = b.warps[size_t(owner)].fresh_pass;
+            s << ".\n  note: warp " << owner << "'s wait at " << line_of(p.file, p.line) << " on mbarrier " << hex(p.addr)
+              << " went on at once: that barrier had completed no phase yet, and a wait for parity 1 on a fresh barrier counts "
+                 "\"the phase before the first\" as done, so nothing had landed";
+            fix = "wait for the phase the data completes: parity 0 for the first round (phase = (k / stages) % 2 for the k-th use of a "
+                  "ring of `stages` slots); only a producer waiting for a slot to be free starts with parity 1";
+        }
         throw SimError(ErrorKind::uninitialized_read, s.str() + ".\n  fix: " + fix, file, line);
     }
     const char* kind = f.earlier_writes ? (f.current_writes ? "write after write" : "read after write") : "write after read";

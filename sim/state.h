@@ -119,6 +119,10 @@ struct Warp {
     // barrier and parity (its first lane's).
     bool failed_poll = false;
     uint32_t poll_addr = 0, poll_parity = 0;
+    // Its last mbarrier wait (or successful test_wait) that went on at once
+    // because the barrier had completed no phase and it asked for parity 1,
+    // "the phase before the first": the uninitialised-read message names it.
+    struct FreshPass { uint32_t addr = 0; const char* file = ""; int line = 0; bool set = false; } fresh_pass;
     const char* last_file = "";
     int last_line = 0;
     AsyncGroup open;                 // cp.async not yet committed

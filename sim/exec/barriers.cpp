@@ -308,6 +308,7 @@ void Executor::mbarrier(Op op) {
             any_done = any_done || o.data[0];
             // A lane that sees the phase done acquires it; the others do not.
             if (o.data[0]) acquire_for_lanes(b_, w_, 1u << l, m.completed);
+            if (o.data[0]) note_pass(o.addr, m.phase);
         });
         // A poll that found nothing: the scheduler's livelock finder counts these.
         w_.failed_poll = !any_done;
@@ -337,7 +338,10 @@ void Executor::mbarrier(Op op) {
                        "compute it from the iteration: (k / stages) & 1");
         }
         // The phase is done: its waiting lanes acquire it.
-        if ((m.phase & 1) != (op0_->parity & 1)) acquire_for_lanes(b_, w_, mask_, m.completed);
+        if ((m.phase & 1) != (op0_->parity & 1)) {
+            acquire_for_lanes(b_, w_, mask_, m.completed);
+            note_pass(op0_->addr, m.phase);
+        }
         if ((m.phase & 1) == (op0_->parity & 1)) {
             w_.state = WarpState::at_mbarrier;
             w_.wait_lanes = mask_;
@@ -353,6 +357,14 @@ void Executor::mbarrier(Op op) {
     default: break;
     }
     w_.clock = t_ + cost_.mbarrier_latency;
+}
+
+// A wait on the barrier at `addr` went on at once, `phase` phases completed:
+// with none, it was a wait for "the phase before the first" (parity 1 on a
+// fresh barrier), which a producer means and a consumer's parity bug does not.
+void Executor::note_pass(uint32_t addr, uint32_t phase) {
+    if (phase == 0) w_.fresh_pass = {addr, t0_->kfile, t0_->kline, true};
+    else if (w_.fresh_pass.set && w_.fresh_pass.addr == addr) w_.fresh_pass.set = false;
 }
 
 // Lane l's arrival on the barrier's current phase (mbarrier.arrive, or

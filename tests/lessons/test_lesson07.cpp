@@ -22,6 +22,7 @@
 #include "lessons/07_producer_consumer/wrong/one_stage.cuh"
 #include "lessons/07_producer_consumer/wrong/wrong_count.cuh"
 #include "lessons/07_producer_consumer/wrong/wrong_parity.cuh"
+#include "lessons/07_producer_consumer/wrong/k_mod_2.cuh"
 #include "sim/simulator.h"
 
 namespace {
@@ -45,6 +46,8 @@ const KnownWrong known_wrong[] = {
      "wrong_count.cuh:66: error: 32 lanes arrived at once on mbarrier"},
     {"wrong/early_full.cuh", lesson07::wrong_early_full::kernel, "error",
      "early_full.cuh:60: error: read of shared memory nothing wrote"},
+    {"wrong/k_mod_2.cuh", lesson07::wrong_k_mod_2::kernel, "error",
+     "went on at once: that barrier had completed no phase yet"},
     {"wrong/no_flip.cuh", lesson07::wrong_no_flip::kernel, "correctness",
      "correctness: wrong at K=256 M=64 N=128"},
     {"wrong/one_stage.cuh", lesson07::wrong_one_stage::kernel, "goal",
