@@ -451,6 +451,8 @@ private:
         // "open" came later within version 1: optional (waits the run stopped in).
         std::vector<int64_t> open(n, 0);
         if (o.contains("open")) open = column(o, p, "open", n, 0, 1);
+        std::vector<int64_t> at_once(n, 0);  // optional too (waits on a fresh barrier that went on at once)
+        if (o.contains("at_once")) at_once = column(o, p, "at_once", n, 0, 1);
         b.barriers.resize(n);
         for (size_t i = 0; i < n; ++i) {
             BarrierWait& w = b.barriers[i];
@@ -464,6 +466,7 @@ private:
             w.address = uint32_t(address[i]);
             w.phase = uint32_t(phase[i]);
             w.open = open[i] != 0;
+            w.at_once = at_once[i] != 0;
         }
     }
 

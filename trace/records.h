@@ -50,6 +50,10 @@ struct BarrierWait {
     // Never released: the run stopped (a deadlock, a fault elsewhere) while the
     // warp waited; `release` is the cycle the block had reached, `last_warp` the warp itself.
     bool open = false;
+    // An mbarrier wait that went on at once, the barrier having completed no
+    // phase: a wait for parity 1, "the phase before the first" (a producer's
+    // first wait for a free slot, or a consumer's parity slip). arrive == release.
+    bool at_once = false;
     bool operator==(const BarrierWait&) const = default;
 };
 

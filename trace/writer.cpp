@@ -119,6 +119,8 @@ json barriers_json(const std::vector<BarrierWait>& bw) {
     // Waits the run stopped in: a column only when there are any.
     if (std::any_of(bw.begin(), bw.end(), [](const BarrierWait& b) { return b.open; }))
         j["open"] = column(bw, [](const BarrierWait& b) { return b.open ? 1 : 0; });
+    if (std::any_of(bw.begin(), bw.end(), [](const BarrierWait& b) { return b.at_once; }))
+        j["at_once"] = column(bw, [](const BarrierWait& b) { return b.at_once ? 1 : 0; });
     return j;
 }
 

@@ -308,8 +308,15 @@ void Executor::mbarrier(Op op) {
             any_done = any_done || o.data[0];
             // A lane that sees the phase done acquires it; the others do not.
             if (o.data[0]) acquire_for_lanes(b_, w_, 1u << l, m.completed);
-            if (o.data[0]) note_pass(o.addr, m.phase);
         });
+        if (any_done) {  // the first passing lane's barrier, once for the warp
+            for (uint32_t k = mask_; k; k &= k - 1)
+                if (lane_op(std::countr_zero(k)).data[0]) {
+                    const uint32_t addr = lane_op(std::countr_zero(k)).addr;
+                    note_pass(addr, mbar_at(std::countr_zero(k), addr).phase);
+                    break;
+                }
+        }
         // A poll that found nothing: the scheduler's livelock finder counts these.
         w_.failed_poll = !any_done;
         w_.poll_addr = op0_->addr;
@@ -362,9 +369,21 @@ void Executor::mbarrier(Op op) {
 // A wait on the barrier at `addr` went on at once, `phase` phases completed:
 // with none, it was a wait for "the phase before the first" (parity 1 on a
 // fresh barrier), which a producer means and a consumer's parity bug does not.
+// Recorded as a wait of no length, so the timeline and the barriers panel show it.
 void Executor::note_pass(uint32_t addr, uint32_t phase) {
-    if (phase == 0) w_.fresh_pass = {addr, t0_->kfile, t0_->kline, true};
-    else if (w_.fresh_pass.set && w_.fresh_pass.addr == addr) w_.fresh_pass.set = false;
+    if (phase != 0) {
+        if (w_.fresh_pass.set && w_.fresh_pass.addr == addr) w_.fresh_pass.set = false;
+        return;
+    }
+    w_.fresh_pass = {addr, t0_->kfile, t0_->kline, true};
+    BarrierRecord r;
+    r.arrive = r.release = t_;
+    r.warp = r.last_warp = uint16_t(w_.id);
+    r.mbarrier = true;
+    r.address = addr;
+    r.loc = b_.out->locs(t0_->kfile, t0_->kline);
+    r.at_once = true;
+    b_.hooks.barrier_wait(r);
 }
 
 // Lane l's arrival on the barrier's current phase (mbarrier.arrive, or

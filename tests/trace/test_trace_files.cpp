@@ -247,7 +247,54 @@ __global__ void stuck_kernel() {
     }
 }
 
+// Warp 0 waits for parity 1 on a barrier that has completed no phase (it goes
+// on at once), then every warp arrives and waits for phase 0 (a real wait
+// for warp 0, which arrives first... and one that finds it done for the last).
+__global__ void fresh_wait_kernel(int spin) {
+    tk::semaphore& bar = *reinterpret_cast<tk::semaphore*>(tk::dynamic_shared_memory());
+    if (threadIdx.x == 0) tk::init_semaphore(bar, 64);
+    tk::arch::syncthreads();
+    if (tk::warpid() == 0) tk::wait(bar, 1);  // "the phase before the first": at once
+    uint32_t v[1];
+    for (int i = 0; i < spin * int(tk::warpid()); ++i) tk::arch::ld_shared<1>(v, tk::arch::smem_addr(&bar));
+    tk::arrive(bar);
+    tk::wait(bar, 0);
+}
+
 } // namespace
+
+TEST_CASE("trace: a wait on a fresh mbarrier that went on at once is recorded, in both encodings", "[trace][file]") {
+    std::mt19937 rng(67);
+    for (const char* name : {"fresh.cbor", "fresh.json"}) {
+        const std::string path = temp_path(name);
+        tklab::sim::RecorderOptions ro;
+        ro.path = path;
+        ro.program = "fresh";
+        tklab::sim::TraceRecorder rec(ro);
+        tk::launch("fresh_wait_kernel", fresh_wait_kernel, dim3(1), dim3(64), 64, 40 + int(rng() % 40));
+        const auto& sim = tklab::sim::last_run().blocks.at(0);
+        rec.close();
+        const auto t = tklab::trace::load_trace(path).trace;
+        REQUIRE(t.launches.size() == 1);
+        const auto& b = t.launches[0].blocks.at(0);
+        CHECK(b.barriers == sim.barriers);  // unchanged through the file
+        size_t at_once = 0, waited = 0;
+        for (const auto& w : b.barriers) {
+            if (!w.mbarrier) continue;
+            if (w.at_once) {
+                ++at_once;
+                CHECK(w.warp == 0);
+                CHECK(w.arrive == w.release);
+            } else {
+                ++waited;
+                CHECK(w.release > w.arrive);
+            }
+        }
+        CHECK(at_once == 1);  // the wait for parity 1; warp 1's wait for phase 0 found it done, which is not recorded
+        CHECK(waited == 1);   // warp 0's wait for phase 0, until warp 1 arrived
+        fs::remove(path);
+    }
+}
 
 TEST_CASE("trace: waits a deadlocked run stopped in are recorded open, to the cycle it reached", "[trace][file]") {
     for (const char* name : {"stuck.cbor", "stuck.json"}) {

@@ -30,7 +30,8 @@ std::vector<BarrierEpisode> barrier_episodes(const trace::Block& block) {
     std::vector<BarrierEpisode> out;
     for (size_t i = 0; i < block.barriers.size(); ++i) {
         const trace::BarrierWait& w = block.barriers[i];
-        const Key key{w.mbarrier, w.mbarrier ? w.address : w.id, w.mbarrier ? w.phase : 0, w.release};
+        // A wait that went on at once is an episode of its own (its "phase" is the one before the first).
+        const Key key{w.mbarrier, w.mbarrier ? w.address : w.id, w.at_once ? UINT32_MAX : w.mbarrier ? w.phase : 0, w.release};
         auto [it, added] = index.try_emplace(key, out.size());
         if (added) {
             BarrierEpisode e;
@@ -41,6 +42,7 @@ std::vector<BarrierEpisode> barrier_episodes(const trace::Block& block) {
             e.release = w.release;
             e.last_warp = w.last_warp;
             e.open = w.open;
+            e.at_once = w.at_once;
             out.push_back(std::move(e));
         }
         out[it->second].arrivals.push_back({w.warp, w.arrive, w.release, w.loc, uint32_t(i)});

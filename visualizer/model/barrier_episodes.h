@@ -18,6 +18,7 @@ struct BarrierArrival {
 
 struct BarrierEpisode {
     bool mbarrier = false;
+    bool at_once = false;  // a wait on a fresh mbarrier that went on at once (trace::BarrierWait::at_once)
     uint8_t id = 0;             // bar.sync id
     uint32_t address = 0;       // mbarrier's shared address
     uint32_t phase = 0;         // mbarrier phase

@@ -62,7 +62,8 @@ std::string trimmed(std::string s) {
 
 std::string barrier_name(const BarrierEpisode& e) {
     char buf[64];
-    if (e.mbarrier) std::snprintf(buf, sizeof buf, "mbarrier 0x%x phase %u", e.address, e.phase);
+    if (e.mbarrier && e.at_once) std::snprintf(buf, sizeof buf, "mbarrier 0x%x, went on at once", e.address);
+    else if (e.mbarrier) std::snprintf(buf, sizeof buf, "mbarrier 0x%x phase %u", e.address, e.phase);
     else std::snprintf(buf, sizeof buf, "bar.sync %d", int(e.id));
     return buf;
 }
@@ -240,6 +241,14 @@ void draw_cursor_episode(ViewState& v, const BlockEpisodes& c, Pin& pin) {
                            "Never released: the run stopped at cycle %llu with %zu warp%s still waiting here (first from cycle %llu).",
                            ull(e.release), e.arrivals.size(), e.arrivals.size() == 1 ? "" : "s", ull(e.first_arrive()));
         ImGui::TextWrapped("The report's Failures section says why (a deadlock names who each warp waits for).");
+        return;
+    }
+    if (e.at_once) {
+        ImGui::TextColored(ImGui::ColorConvertU32ToFloat4(palette::warning),
+                           "Warp %d's wait went on at once, at cycle %llu: the barrier had completed no phase, and a wait for "
+                           "parity 1 counts \"the phase before the first\" as done.", int(e.last_warp), ull(e.release));
+        ImGui::TextWrapped("Right for a producer's first wait for a free slot; a consumer waiting for data should wait for parity 0 "
+                           "first, or it reads the slot before anything landed.");
         return;
     }
     if (e.first_arrive() == e.last_arrive())

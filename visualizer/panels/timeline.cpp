@@ -433,6 +433,7 @@ void draw_warp(ImDrawList* dl, const RowContext& r) {
     RowRaster raster(dl, r.col, r.y0 + 2, r.y1 - 2);
     std::vector<std::tuple<float, float, int, bool>> conflicts;  // drawn over the slices
     std::vector<std::pair<float, float>> outlines;
+    std::vector<float> at_once;  // mbarrier waits that went on at once on a fresh barrier: a mark above the row
     ix.visit(r.warp, t0, t1, r.ax.cpp, [&](int level, size_t i, const TimelineSpan& s) {
         const size_t first = i << level, last = std::min(events.size(), (i + 1) << level);
         const bool dim = r.cursor_pos >= 0 && long(events[first]) >= r.cursor_pos;
@@ -442,6 +443,8 @@ void draw_warp(ImDrawList* dl, const RowContext& r) {
             if (e.issue > e.wait_begin) raster.add(X(e.wait_begin), X(e.issue), e.wait, dim);
             raster.add(X(e.issue), X(e.done), e.body, dim);
             if (s.max_way > 1) conflicts.emplace_back(X(e.issue), X(e.done), int(s.max_way), c1 - c0 >= 12);
+            if (e.barrier >= 0 && size_t(e.barrier) < ix.block().barriers.size() && ix.block().barriers[size_t(e.barrier)].at_once)
+                at_once.push_back(X(e.issue));
         } else if (s.max_way > 1) {
             conflicts.emplace_back(c0, c1, int(s.max_way), false);
         }
@@ -458,6 +461,10 @@ void draw_warp(ImDrawList* dl, const RowContext& r) {
     for (const auto& [a, b, way, triangle] : conflicts) marks.add(a, b, way, triangle);
     marks.flush();
     for (const auto& [a, b] : outlines) dl->AddRect(ImVec2(a - 1, r.y0 + 1), ImVec2(b + 1, r.y1 - 1), kLineMark, 0, 0, 1.5f);
+    for (float x : at_once) {  // an open diamond: a wait of no length
+        const float y = (r.y0 + r.y1) * 0.5f, h = (r.y1 - r.y0) * 0.5f;
+        dl->AddQuad(ImVec2(x, y - h), ImVec2(x + h, y), ImVec2(x, y + h), ImVec2(x - h, y), palette::warning, 1.5f);
+    }
     if (!ix.block().regions.empty()) draw_regions(dl, r);
 }
 
@@ -487,6 +494,11 @@ void event_tooltip(const trace::Trace& t, const TimelineIndex& ix, int warp, siz
         if (w.open) {
             ImGui::TextColored(ImColor(palette::warning), "%s wait: arrived %s, never released (the run stopped at cycle %s)",
                                w.mbarrier ? "mbarrier" : "barrier", with_commas(w.arrive).c_str(), with_commas(w.release).c_str());
+        } else if (w.at_once) {
+            ImGui::TextColored(ImColor(palette::warning),
+                               "mbarrier wait went on at once: the barrier had completed no phase, and a wait for parity 1\n"
+                               "counts \"the phase before the first\" as done (right for a producer's first wait for a free slot;\n"
+                               "a consumer waiting for data should wait for parity 0 first)");
         } else {
             ImGui::Text("%s wait: arrived %s, released %s (%s), released by warp %d's arrival", w.mbarrier ? "mbarrier" : "barrier",
                         with_commas(w.arrive).c_str(), with_commas(w.release).c_str(),
@@ -510,7 +522,7 @@ void event_tooltip(const trace::Trace& t, const TimelineIndex& ix, int warp, siz
 
 // ---- the legend ----
 
-void swatch(ImU32 c, int style) {  // 0: instruction, 1: wait, 2: hatched wait, 3: conflict triangle
+void swatch(ImU32 c, int style) {  // 0: instruction, 1: wait, 2: hatched wait, 3: conflict triangle, 4: diamond
     const ImVec2 p = ImGui::GetCursorScreenPos();
     ImGui::Dummy(ImVec2(18, ImGui::GetTextLineHeight()));
     ImDrawList* dl = ImGui::GetWindowDrawList();
@@ -521,6 +533,10 @@ void swatch(ImU32 c, int style) {  // 0: instruction, 1: wait, 2: hatched wait, 
     if (style == 3) {
         dl->AddRectFilled(ImVec2(p.x, y0), ImVec2(p.x + 18, y0 + 2), c);
         dl->AddTriangleFilled(ImVec2(p.x + 5, y0 + 2), ImVec2(p.x + 13, y0 + 2), ImVec2(p.x + 9, y0 + 7), c);
+    }
+    if (style == 4) {
+        const float cx = p.x + 9, cy = (y0 + y1) * 0.5f, r = h * 0.5f;
+        dl->AddQuad(ImVec2(cx, cy - r), ImVec2(cx + r, cy), ImVec2(cx, cy + r), ImVec2(cx - r, cy), c, 1.5f);
     }
 }
 
@@ -578,6 +594,7 @@ void draw_legend(const trace::Trace& t) {
         const bool hatched = t.stalls[i] == "barrier" || t.stalls[i] == "mbarrier";
         legend_item(palette::stall_color(t.stalls[i]), hatched ? 2 : 1, t.stalls[i]);
     }
+    legend_item(palette::warning, 4, "went on at once (a fresh mbarrier)");
     ImGui::NewLine();
     ImGui::TextColored(ImColor(palette::text_dim), "bank conflicts");
     ImGui::SameLine(0, 10);
