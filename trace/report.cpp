@@ -817,10 +817,14 @@ void write_register_occupancy(LineWriter& w, const Trace& t, const Launch& l, co
 void write_registers(LineWriter& w, const Trace& t, const Launch& l, const Summary& s, const ReportOptions& opt) {
     heading(w, "Registers");
     const Registers regs = registers_of(t, s);
-    w.line("  peak " + std::to_string(s.peak_regs) + " registers per thread held by tiles, at " +
-           where(t, s.peak_regs_loc));
-    source_line(w, t, s.peak_regs_loc, "    ");
-    write_live_tiles(w, t, s, opt);
+    if (s.peak_regs == 0) {
+        // A kernel of plain arrays and scalars (rotary's): no tile holds registers.
+        w.line("  no register tiles or vectors: the kernel keeps its data in arrays and scalars of its own");
+    } else {
+        w.line("  peak " + std::to_string(s.peak_regs) + " registers per thread held by tiles, at " + where(t, s.peak_regs_loc));
+        source_line(w, t, s.peak_regs_loc, "    ");
+        write_live_tiles(w, t, s, opt);
+    }
     write_register_limit(w, t, s, regs);
     write_register_occupancy(w, t, l, s, regs);
 }

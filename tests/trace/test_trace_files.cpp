@@ -292,6 +292,11 @@ TEST_CASE("trace: a wait on a fresh mbarrier that went on at once is recorded, i
         }
         CHECK(at_once == 1);  // the wait for parity 1; warp 1's wait for phase 0 found it done, which is not recorded
         CHECK(waited == 1);   // warp 0's wait for phase 0, until warp 1 arrived
+        // A kernel with no register tiles: the report says so, not "peak 0 ... at ?".
+        std::ostringstream report;
+        tklab::trace::write_report(report, t, {});
+        CHECK_THAT(report.str(), Contains("no register tiles or vectors"));
+        CHECK_THAT(report.str(), !Contains("at ?"));
         fs::remove(path);
     }
 }
