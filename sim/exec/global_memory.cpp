@@ -84,14 +84,10 @@ void Executor::cp_async() {
     const uint32_t bytes = op0_->bytes;
     bool streamed = false;  // from a buffer read from DRAM (MemoryPath::streamed)
     for_lanes([&](int l) {
-        const Allocation& src = check_global(lane(l), lane_op(l).gptr, bytes, "cp.async source");
-        streamed = streamed || b_.memory.streamed(src.bytes);
-    });
-    const uint64_t complete = load_arrives(t_, global_traffic(bytes), streamed ? b_.memory.cp_async_latency : b_.memory.l2_cp_async_latency, streamed);
-    for_lanes([&](int l) {
         LaneOp& o = lane_op(l);
         check_shared(b_, lane(l), o.addr, bytes, "cp.async destination");
         const Allocation& src = check_global(lane(l), o.gptr, bytes, "cp.async source");
+        streamed = streamed || b_.memory.streamed(src.bytes);
         check_global_written(lane(l), src, uintptr_t(o.gptr), bytes, "a cp.async source read");
         // The write races from now on: by the warp's cp.async agent, in the
         // open group's epoch, knowing what the warp knows at issue.
@@ -103,6 +99,7 @@ void Executor::cp_async() {
         std::memcpy(c.data, o.gptr, bytes);  // the source as it is at issue
         w_.open.copies.push_back(c);
     });
+    const uint64_t complete = load_arrives(t_, global_traffic(bytes), streamed ? b_.memory.cp_async_latency : b_.memory.l2_cp_async_latency, streamed);
     w_.open.complete = std::max(w_.open.complete, complete);
     w_.clock = t_ + cost_.global_issue_cycles;
 }
