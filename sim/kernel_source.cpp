@@ -9,6 +9,10 @@
 #include <string>
 #include <vector>
 
+#ifndef TKLAB_SOURCE_DIR
+#define TKLAB_SOURCE_DIR ""
+#endif
+
 namespace tklab::sim {
 
 namespace {
@@ -74,23 +78,29 @@ int function_end_line_in(const char* text, int line) {
     return best;
 }
 
+std::optional<std::string> read_source_text(const std::string& path) {
+    for (const std::string& p : {path, std::string(TKLAB_SOURCE_DIR) + "/" + path}) {
+        std::ifstream in(p, std::ios::binary);
+        if (!in) continue;
+        std::ostringstream s;
+        s << in.rdbuf();
+        return s.str();
+    }
+    return std::nullopt;
+}
+
 int function_end_line(const char* file, int line) {
     static std::mutex m;
     static std::map<std::string, std::string> texts;  // file -> its text ("" when unreadable)
-    static std::map<std::pair<std::string, int>, int> found;
+    // Kernel lines name their file by a pointer to the compiler's string (source_location): a key with no copy.
+    static std::map<std::pair<const char*, int>, int> found;
     if (!file || !*file || line <= 0) return line;
     std::lock_guard<std::mutex> lock(m);
-    const auto key = std::make_pair(std::string(file), line);
-    if (auto it = found.find(key); it != found.end()) return it->second;
-    auto t = texts.find(key.first);
-    if (t == texts.end()) {
-        std::ifstream in(file, std::ios::binary);
-        std::ostringstream ss;
-        if (in) ss << in.rdbuf();
-        t = texts.emplace(key.first, ss.str()).first;
-    }
+    if (auto it = found.find({file, line}); it != found.end()) return it->second;
+    auto t = texts.find(file);
+    if (t == texts.end()) t = texts.emplace(file, read_source_text(file).value_or("")).first;
     const int end = t->second.empty() ? line : function_end_line_in(t->second.c_str(), line);
-    found.emplace(key, end);
+    found.emplace(std::make_pair(file, line), end);
     return end;
 }
 

@@ -4,8 +4,14 @@
 // simulator, which sees only the lines of the instructions it runs, finds the
 // same line here to record that wait where the GPU does.
 #pragma once
+#include <optional>
+#include <string>
 
 namespace tklab::sim {
+
+// A source file's text: `path` as given, else relative to the project's root
+// (nullopt when neither reads). Traces embed kernels' sources through it too.
+std::optional<std::string> read_source_text(const std::string& path);
 
 // The line of the `}` that closes the outermost function body around `line`
 // of `file` (namespaces, classes and structs are not function bodies).

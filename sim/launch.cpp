@@ -275,13 +275,9 @@ MemoryPath memory_path(const CostModel& cost) {
     m.footprint = f.data_bytes + f.fresh_bytes;
     m.read_footprint = f.data_bytes;
     m.dram = int64_t(m.read_footprint) > cost.l2_bytes;
-    m.load_latency = m.dram ? cost.global_dram_latency : cost.global_latency;
-    m.cp_async_latency = m.dram ? cost.cp_async_dram_latency : cost.cp_async_latency;
     m.tma_latency = m.dram ? cost.tma_dram_latency : cost.tma_latency;
     m.dram_writes = int64_t(m.footprint) > cost.l2_bytes;
     if (m.dram) m.streamed_above = uint64_t(cost.l2_bytes) / 2;
-    m.l2_load_latency = cost.global_latency;
-    m.l2_cp_async_latency = cost.cp_async_latency;
     m.read_port = cost.l2_bytes_per_cycle_one_sm;
     m.dram_read_port = cost.dram_bytes_per_cycle_one_sm;
     m.write_port = cost.l2_write_bytes_per_cycle_one_sm;

@@ -156,13 +156,12 @@ struct MemoryPath {
     bool dram = false;            // loads come from DRAM
     uint64_t footprint = 0;       // bytes of the launch's buffers
     uint64_t read_footprint = 0;  // of them, the buffers holding data (anything written them)
-    int load_latency = 0, cp_async_latency = 0, tma_latency = 0;
+    int tma_latency = 0;          // a bulk tensor load's: DRAM's when the data is there, else L2's
     bool dram_writes = false;     // its buffers together exceed L2: what it writes goes on to DRAM
     // When its data is in DRAM, a buffer of more than half the L2 is read
     // from DRAM; smaller ones, read again and again (a table, a weight
     // vector), stay in L2 while the big ones stream past them.
     uint64_t streamed_above = UINT64_MAX;
-    int l2_load_latency = 0, l2_cp_async_latency = 0;
     bool streamed(uint64_t buffer_bytes) const { return buffer_bytes > streamed_above; }
     // Bytes per cycle (sim/README.md, "Global memory"). An SM's own paths: what
     // one SM alone reads from L2 and from DRAM, and writes.

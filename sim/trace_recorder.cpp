@@ -1,8 +1,9 @@
 // The trace recorder: simulator blocks -> trace records and summaries.
 #include "sim/trace_recorder.h"
 
+#include "sim/kernel_source.h"
+
 #include <algorithm>
-#include <fstream>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -22,17 +23,6 @@ std::string project_relative(const std::string& path) {
     const std::string root = std::string(TKLAB_SOURCE_DIR) + "/";
     if (root.size() > 1 && path.compare(0, root.size(), root) == 0) return path.substr(root.size());
     return path;
-}
-
-std::optional<std::string> read_text(const std::string& path) {
-    for (const std::string& p : {path, std::string(TKLAB_SOURCE_DIR) + "/" + path}) {
-        std::ifstream in(p, std::ios::binary);
-        if (!in) continue;
-        std::ostringstream s;
-        s << in.rdbuf();
-        return s.str();
-    }
-    return std::nullopt;
 }
 
 uint64_t parse_index(const std::string& s, const std::string& spec) {
@@ -130,7 +120,7 @@ uint32_t TraceRecorder::file_id(const std::string& raw) {
         if (trace_.files[i].path == path) return i;
     trace::SourceFile f;
     f.path = path;
-    f.text = read_text(path);
+    f.text = read_source_text(path);
     if (f.text) f.hash = trace::text_hash(*f.text);
     trace_.files.push_back(std::move(f));
     return uint32_t(trace_.files.size() - 1);

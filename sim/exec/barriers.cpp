@@ -300,23 +300,18 @@ void Executor::mbarrier(Op op) {
     }
     case Op::mbar_test_wait: {
         bool any_done = false;
+        uint32_t passed_addr = 0, passed_phase = 0;  // the first lane's that saw its phase done
         for_lanes([&](int l) {
             LaneOp& o = lane_op(l);
             MbarState& m = mbar_at(l, o.addr);
             access(lane_accessor(l), o.addr, 8, false, lane(l));
             o.data[0] = (m.phase & 1) != (o.parity & 1);
+            if (o.data[0] && !any_done) passed_addr = o.addr, passed_phase = m.phase;
             any_done = any_done || o.data[0];
             // A lane that sees the phase done acquires it; the others do not.
             if (o.data[0]) acquire_for_lanes(b_, w_, 1u << l, m.completed);
         });
-        if (any_done) {  // the first passing lane's barrier, once for the warp
-            for (uint32_t k = mask_; k; k &= k - 1)
-                if (lane_op(std::countr_zero(k)).data[0]) {
-                    const uint32_t addr = lane_op(std::countr_zero(k)).addr;
-                    note_pass(addr, mbar_at(std::countr_zero(k), addr).phase);
-                    break;
-                }
-        }
+        if (any_done) note_pass(passed_addr, passed_phase);  // once for the warp
         // A poll that found nothing: the scheduler's livelock finder counts these.
         w_.failed_poll = !any_done;
         w_.poll_addr = op0_->addr;

@@ -59,7 +59,7 @@ void Executor::global_access(Op op) {
             if (w_.hoist_seq != t0_->op_seq) { w_.hoist_seq = t0_->op_seq; w_.hoist_start = t_; w_.hoist_count = 0; }
             issued = std::min(t_, w_.hoist_start + uint64_t(w_.hoist_count++) * uint64_t(cost_.global_issue_cycles));
         }
-        const int latency = streamed ? b_.memory.load_latency : b_.memory.l2_load_latency;
+        const int latency = streamed ? cost_.global_dram_latency : cost_.global_latency;
         note_load(load_arrives(issued, moved, latency, streamed), Stall::long_scoreboard, (bytes + 3) / 4);
     }
     w_.clock = t_ + cost_.global_issue_cycles;
@@ -99,7 +99,7 @@ void Executor::cp_async() {
         std::memcpy(c.data, o.gptr, bytes);  // the source as it is at issue
         w_.open.copies.push_back(c);
     });
-    const uint64_t complete = load_arrives(t_, global_traffic(bytes), streamed ? b_.memory.cp_async_latency : b_.memory.l2_cp_async_latency, streamed);
+    const uint64_t complete = load_arrives(t_, global_traffic(bytes), streamed ? cost_.cp_async_dram_latency : cost_.cp_async_latency, streamed);
     w_.open.complete = std::max(w_.open.complete, complete);
     w_.clock = t_ + cost_.global_issue_cycles;
 }

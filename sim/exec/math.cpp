@@ -2,7 +2,7 @@
 // each sub-partition's tensor pipe (math_pipe_throttle), and shfl.sync.
 #include "sim/exec/executor.h"
 
-#include <bit>
+#include <algorithm>
 #include <cstring>
 
 namespace tklab::sim {
@@ -85,9 +85,8 @@ void Executor::mma() {
     // An mma that adds into an earlier one's result waits for it: the
     // chain's latency, a fixed interval Nsight calls "wait" (the tile
     // library issues independent chains in between, as ptxas schedules).
-    const LaneOp& first = lane_op(std::countr_zero(mask_));
     for (const Warp::MmaResult& r : w_.mma_results)
-        if (r.acc && r.acc == first.in[2]) wait_until(r.ready, Stall::wait);
+        if (r.acc && r.acc == op0_->in[2]) wait_until(r.ready, Stall::wait);
     // One tensor pipe per sub-partition. Waiting behind the warp's own last
     // mma is the fixed issue interval Nsight calls "wait"; behind another
     // warp's, the pipe is the bottleneck (math_pipe_throttle).
@@ -96,11 +95,13 @@ void Executor::mma() {
     wait_until(pipe, b_.sm->tensor_last[sub] == slot ? Stall::wait : Stall::math_pipe_throttle);
     pipe = t_ + cost_.mma_pipe_cycles;
     b_.sm->tensor_last[sub] = slot;
-    Warp::MmaResult* slot_for = &w_.mma_results[w_.mma_next];
-    for (Warp::MmaResult& r : w_.mma_results)
-        if (r.acc == first.out) slot_for = &r;
-    if (slot_for == &w_.mma_results[w_.mma_next]) w_.mma_next = uint8_t((w_.mma_next + 1) % Warp::kMmaResults);
-    *slot_for = {first.out, t_ + uint64_t(cost_.mma_latency)};
+    // Its result: the accumulator's entry again, or the ring's oldest.
+    auto* r = std::find_if(std::begin(w_.mma_results), std::end(w_.mma_results), [&](const Warp::MmaResult& x) { return x.acc == op0_->out; });
+    if (r == std::end(w_.mma_results)) {
+        r = &w_.mma_results[w_.mma_next];
+        w_.mma_next = uint8_t((w_.mma_next + 1) % Warp::kMmaResults);
+    }
+    *r = {op0_->out, t_ + uint64_t(cost_.mma_latency)};
     w_.clock = t_ + cost_.issue_cycles;
 }
 

@@ -101,10 +101,7 @@ TEST_CASE("lesson 3: README.md's walk through one k-step is the run's timeline",
     CHECK(mma[0]->stall == uint8_t(tklab::sim::Stall::long_scoreboard));
     CHECK(mma[1]->stall == uint8_t(tklab::sim::Stall::wait));
     CHECK(mma[2]->stall_cycles == long_wait);
-    std::ifstream in(lesson_tests::lesson_dir("lessons/03_mma") / "README.md");
-    REQUIRE(in.good());
-    std::string readme;
-    for (std::string line; std::getline(in, line);) readme += line + ' ';  // line breaks as spaces
+    const std::string readme = lesson_tests::readme_one_line("lessons/03_mma");
     auto says = [&](const std::string& text) {
         INFO("README.md should say: " << text);
         CHECK(readme.find(text) != std::string::npos);

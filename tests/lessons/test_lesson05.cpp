@@ -135,10 +135,7 @@ TEST_CASE("lesson 5: README.md's comparison of the two traces is the runs'", "[l
     };
     const auto [sync_wait, sync_cycles] = run(lesson05::exercise::kernel);
     const auto [ring_wait, ring_cycles] = run(lesson05::solution::kernel);
-    std::ifstream in(lesson_tests::lesson_dir("lessons/05_async_copies") / "README.md");
-    REQUIRE(in.good());
-    std::string readme;
-    for (std::string line; std::getline(in, line);) readme += line + ' ';  // line breaks as spaces
+    const std::string readme = lesson_tests::readme_one_line("lessons/05_async_copies");
     char ratio[16];
     std::snprintf(ratio, sizeof ratio, "%.1f", double(sync_cycles) / double(ring_cycles));
     const std::string want = std::to_string(sync_wait) + " long-scoreboard warp-cycles become " + std::to_string(ring_wait) +

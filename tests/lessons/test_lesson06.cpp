@@ -62,12 +62,7 @@ std::string fixed(const char* f, double v) {
     return b;
 }
 
-std::string read_readme() {
-    std::ifstream in(lesson_tests::lesson_dir("lessons/06_register_pressure") / "README.md");
-    std::string text, line;
-    while (std::getline(in, line)) text += line + ' ';  // line breaks as spaces
-    return text;
-}
+
 
 // One run of `kernel` at the check's last size: what README.md's table lists.
 Cost cost_of(lesson06::kernel_fn kernel) {
@@ -112,7 +107,7 @@ TEST_CASE("lesson 6: what the three warp tiles cost, as README.md's table says",
     CHECK(t32.blocks_per_sm == 7);
     CHECK(t64.blocks_per_sm == 2);
     // Each row of the table: cycles, memory wait and blocks per 1000 cycles.
-    const std::string readme = read_readme();
+    const std::string readme = lesson_tests::readme_one_line("lessons/06_register_pressure");
     for (const auto& [c, name] : {std::pair{t16, "| 16 x 16 "}, {t32, "| 32 x 32 "}, {t64, "| 64 x 64 "}}) {
         const size_t row = readme.find(name);
         REQUIRE(row != std::string::npos);
@@ -198,7 +193,7 @@ std::string column_of(const std::string& text, const std::string& prefix, size_t
 
 TEST_CASE("lesson 6: the README's compiler and H100 figures are the committed results' (scripts' output)", "[lessons][lesson06]") {
     const auto root = lesson_tests::lesson_dir("");
-    const std::string readme = text_of(lesson_tests::lesson_dir("lessons/06_register_pressure") / "README.md");
+    const std::string readme = lesson_tests::readme_one_line("lessons/06_register_pressure");
     // ptxas's registers: results/registers_sm90a.txt (scripts/registers/table.sh), column 3.
     const std::string regs = text_of(root / "results" / "registers_sm90a.txt");
     const std::string r16 = column_of(regs, "lesson06       tile16", 3), r32 = column_of(regs, "lesson06       tile32", 3),
@@ -208,10 +203,8 @@ TEST_CASE("lesson 6: the README's compiler and H100 figures are the committed re
     // (scripts/fidelity/timing.sh), its simulator and GPU columns (words 3 and 5), e.g. 75.64 and 89.76.
     const std::string fid = text_of(root / "results" / "fidelity_timing_h100.txt");
     auto us = [&](const std::string& variant, size_t col) { return column_of(fid, "  many  lesson06       " + variant, col); };
-    std::string flat;  // the README with its line breaks as spaces
-    for (char c : readme) flat += c == '\n' ? ' ' : c;
     for (size_t col : {3, 5}) {
         INFO("results/fidelity_timing_h100.txt column " << col);
-        CHECK_THAT(flat, Catch::Contains(us("tile16", col) + ", " + us("tile32", col) + " and " + us("tile64", col) + " us"));
+        CHECK_THAT(readme, Catch::Contains(us("tile16", col) + ", " + us("tile32", col) + " and " + us("tile64", col) + " us"));
     }
 }

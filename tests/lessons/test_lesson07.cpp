@@ -113,10 +113,7 @@ TEST_CASE("lesson 7: README.md's figures are the two kernels' runs at the check'
         return out;
     };
     const Run ring = run(lesson07::solution::kernel), one = run(lesson07::wrong_one_stage::kernel);
-    std::ifstream in(lesson_tests::lesson_dir("lessons/07_producer_consumer") / "README.md");
-    REQUIRE(in.good());
-    std::string readme;
-    for (std::string line; std::getline(in, line);) readme += line + ' ';  // line breaks as spaces
+    const std::string readme = lesson_tests::readme_one_line("lessons/07_producer_consumer");
     char share_ring[16], share_one[16];
     std::snprintf(share_ring, sizeof share_ring, "%.1f%%", 100 * ring.barrier_share);
     std::snprintf(share_one, sizeof share_one, "%.1f%%", 100 * one.barrier_share);

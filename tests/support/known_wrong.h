@@ -26,6 +26,16 @@ inline std::filesystem::path lesson_dir(const std::string& folder) {
     return std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / folder;
 }
 
+// A lesson's README.md as one line, its line breaks as spaces: a figure the
+// text wraps is still found whole. Fails the test when it cannot be read.
+inline std::string readme_one_line(const std::string& folder) {
+    std::ifstream in(lesson_dir(folder) / "README.md");
+    REQUIRE(in.good());
+    std::string text;
+    for (std::string line; std::getline(in, line);) text += line + ' ';
+    return text;
+}
+
 inline std::string first_line(const std::filesystem::path& file) {
     std::ifstream in(file);
     std::string line;
