@@ -12,6 +12,8 @@ namespace tklab::profiler {
 namespace {
 
 std::string fit(const std::string& s, size_t n) { return s.size() <= n ? s : s.substr(0, n - 3) + "..."; }
+// For "file:line": the end (file name and line) is what tells the place.
+std::string fit_tail(const std::string& s, size_t n) { return s.size() <= n ? s : "..." + s.substr(s.size() - (n - 3)); }
 
 std::string grid_text(const trace::Dim3& g) {
     return std::to_string(g.x) + "x" + std::to_string(g.y) + "x" + std::to_string(g.z);
@@ -217,7 +219,7 @@ void write_timing(std::ostream& out, const TimingFidelity& f, bool color) {
             out << "    hot lines (>= 5% of samples): top reason agrees on " << agree << " of " << l.hot_lines.size() << "\n";
             for (const HotLine& h : l.hot_lines) {
                 std::snprintf(line, sizeof line, "      %5.1f%%  %-40s GPU %-17s simulator %-17s ", h.gpu_share * 100.0,
-                              fit(h.file + ":" + std::to_string(h.line), 40).c_str(), h.gpu_reason.c_str(),
+                              fit_tail(h.file + ":" + std::to_string(h.line), 40).c_str(), h.gpu_reason.c_str(),
                               h.sim_reason.empty() ? "(not run)" : h.sim_reason.c_str());
                 out << line << paint(h.agrees() ? "agrees" : "differs", h.agrees()) << "\n";
             }
