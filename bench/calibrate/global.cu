@@ -248,6 +248,25 @@ __global__ void __launch_bounds__(1024, 1) stream_write(uint4* dst, size_t n16, 
     for (; k < total; k += stride) __stcg(dst + (k & mask), v);
 }
 
+// Streaming copy: each thread reads 4 independent 16-byte words of src
+// (ld.global.cg) and writes them to dst (st.global.cg), `passes` sweeps over
+// n16 words: reads and writes in flight together, as a memory-bound kernel's
+// (layernorm, rotary) are.
+__global__ void __launch_bounds__(1024, 1) stream_copy(const uint4* src, uint4* dst, size_t n16, int passes) {
+    const size_t tid = blockIdx.x * size_t(blockDim.x) + threadIdx.x, stride = size_t(gridDim.x) * blockDim.x, mask = n16 - 1;
+    const size_t total = size_t(passes) * n16;
+    size_t k = tid;
+    for (; k + 3 * stride < total; k += 4 * stride) {
+        const size_t i0 = k & mask, i1 = (k + stride) & mask, i2 = (k + 2 * stride) & mask, i3 = (k + 3 * stride) & mask;
+        const uint4 a = __ldcg(src + i0), b = __ldcg(src + i1), c = __ldcg(src + i2), d = __ldcg(src + i3);
+        __stcg(dst + i0, a);
+        __stcg(dst + i1, b);
+        __stcg(dst + i2, c);
+        __stcg(dst + i3, d);
+    }
+    for (; k < total; k += stride) __stcg(dst + (k & mask), __ldcg(src + (k & mask)));
+}
+
 // The load/store unit's rate for global instructions: 32 warps (8 per
 // sub-partition) each issue 8 independent ld.global.ca.u32 per iteration to
 // a 16 KiB buffer (L1 hits: no memory behind it), lanes 4 (or 8, 16) bytes
@@ -263,6 +282,27 @@ __global__ void __launch_bounds__(1024, 1) lsu_loads(const uint32_t* src, int it
     for (int i = 0; i < iters; ++i) {
 #pragma unroll
         for (int j = 0; j < 8; ++j) x += __ldca(p + ((i + j) & 7) * 32 * STRIDE_WORDS);
+    }
+    const long long t1 = clk();
+    if (lane == 0) out[2 * warp] = t0, out[2 * warp + 1] = t1;
+    if (x == 0x9e3779b9u) sink[0] = x;
+}
+
+// As lsu_loads, but a register tile's fragment pattern: lane l reads word
+// l % 4 of row l / 4, rows ROW_WORDS apart, so an instruction reads 16 bytes
+// from each of 8 lines (ROW_WORDS >= 32) -- what a tile load from global
+// memory does.
+template <int ROW_WORDS>
+__global__ void __launch_bounds__(1024, 1) lsu_rows(const uint32_t* src, int iters, long long* out, uint32_t* sink) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t* p = src + (lane / 4) * ROW_WORDS + lane % 4;
+    uint32_t x = 0;
+    for (int j = 0; j < 8; ++j) x ^= __ldca(p + j * 4);  // warm L1
+    __syncthreads();
+    const long long t0 = clk();
+    for (int i = 0; i < iters; ++i) {
+#pragma unroll
+        for (int j = 0; j < 8; ++j) x += __ldca(p + ((i + j) & 7) * 4);
     }
     const long long t1 = clk();
     if (lane == 0) out[2 * warp] = t0, out[2 * warp + 1] = t1;
@@ -320,6 +360,28 @@ void run_stores(Ctx& c) {
                                    "bytes / event time / SM clock; median of 5", threads);
         c.add(name, gbs * per_sm * c.sms, "B/cycle", m, 4, 256);
     }
+    // Reads and writes at once: 4 MiB copied to 4 MiB beside it (both in L2),
+    // by the whole GPU and by one SM alone; bytes read per cycle (as many are
+    // written). With reads and writes taking turns at L2 this would be
+    // 1 / (1/read + 1/write); with separate paths, the slower of the two.
+    auto copy = [&](int blocks, int threads, int passes) {
+        const size_t half = c.small_bytes / 2;
+        return median_runs(5, [&] {
+            CK(cudaEventRecord(e0));
+            stream_copy<<<blocks, threads>>>(reinterpret_cast<const uint4*>(c.d_small), reinterpret_cast<uint4*>(c.d_small + half), half / 16, passes);
+            CK(cudaEventRecord(e1));
+            CK_LAUNCH();
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            return double(half) * passes / (ms * 1e-3) / 1e9;
+        });
+    };
+    std::snprintf(m, sizeof m, "whole GPU, 2 x 1024 threads per SM copy 4 MiB to 4 MiB (in L2) 200 times, 16 B ld/st.global.cg; "
+                               "bytes read (= written) / event time / SMs / SM clock; median of 5");
+    c.add("global.l2_copy_bytes_per_cycle_per_sm", copy(c.sms * 2, 1024, 200) * per_sm, "B/cycle/SM", m, 2, 128);
+    std::snprintf(m, sizeof m, "one block of 1024 threads on one SM copies 4 MiB to 4 MiB (in L2) twice, 16 B ld/st.global.cg; "
+                               "bytes read (= written) / event time / SM clock; median of 5");
+    c.add("global.l2_copy_bytes_per_cycle_one_sm", copy(1, 1024, 2) * per_sm * c.sms, "B/cycle", m, 2, 256);
     CK(cudaEventDestroy(e0));
     CK(cudaEventDestroy(e1));
     const char* lm = "32 warps x 8 independent ld.global.ca.u32 per iteration, L1 hits, lanes %d bytes apart (%d line(s) an instruction); "
@@ -330,6 +392,15 @@ void run_stores(Ctx& c) {
     c.add("lsu.ld_global_cycles_per_instruction_2lines", lsu_cycles_per_instruction<2>(c, 128), "cycles", m, 0.2, 32);
     std::snprintf(m, sizeof m, lm, 16, 4);
     c.add("lsu.ld_global_cycles_per_instruction_4lines", lsu_cycles_per_instruction<4>(c, 64), "cycles", m, 0.2, 64);
+    c.add("lsu.ld_global_cycles_per_instruction_32lines", lsu_cycles_per_instruction<32>(c, 16), "cycles",
+          "32 warps x 8 independent ld.global.ca.u32 per iteration, L1 hits, lanes 128 bytes apart (32 lines an instruction); SM cycles per instruction", 0.2, 256);
+    c.add("lsu.ld_global_cycles_per_instruction_8rows", median_runs(5, [&] {
+              lsu_rows<64><<<1, 1024>>>(reinterpret_cast<const uint32_t*>(c.d_small), 64, c.d_out, c.d_sink);
+              CK_LAUNCH();
+              return span(c.fetch(64), 32) / (32.0 * 64 * 8);
+          }), "cycles",
+          "32 warps x 8 independent ld.global.ca.u32 per iteration, L1 hits, a register tile fragment's pattern: 16 bytes from each of 8 "
+          "lines 256 bytes apart; SM cycles per instruction", 0.2, 128);
 }
 
 } // namespace cal
