@@ -29,6 +29,9 @@ enum class Op : uint8_t {
     setmaxnreg,                    // registers, increase
     alu,                           // n elements of the tile library's register arithmetic (alu_kind)
     exit,                          // the warp's end, recorded when it waits there for its global stores (drain)
+    // Atomics (atom returns the old value, red does not): atom_op, atom_type, data[0] (data[1]: cas's new value)
+    atom_shared, red_shared,       // addr: shared address
+    atom_global, red_global,       // gptr: global address
     count_
 };
 const char* op_name(Op op);
@@ -38,6 +41,12 @@ enum class MmaType : uint8_t { bf16, f16 };
 // The tile library's per-element register arithmetic, priced per element by
 // sim/arch/<name>.json's "alu" (measured: bench/calibrate/alu.cu).
 enum class AluKind : uint8_t { simple, exp, exp2, log, div, convert, count_ };
+// An atomic's operation and operand type (PTX atom/red .op and .type; exch
+// and cas are .b32). Lanes of one warp instruction apply theirs in lane order.
+enum class AtomOp : uint8_t { add, min, max, exch, cas, and_, or_, xor_ };
+enum class AtomType : uint8_t { u32, s32, f32, b32 };
+const char* atom_op_name(AtomOp op);
+const char* atom_type_name(AtomType t);
 // LaneOp::flag bits of a wgmma (m64nNk16, bf16 in, f32 accumulate).
 enum WgmmaFlags : uint8_t { wgmma_a_in_registers = 1, wgmma_trans_a = 2, wgmma_trans_b = 4 };
 
@@ -61,7 +70,7 @@ struct TensorMap {
 // the lane's own registers (its fiber stack), which stay valid while the lane is parked.
 struct LaneOp {
     Op op;
-    uint8_t bytes = 0;            // bytes per lane: ld/st.shared, ld/st.global, cp.async
+    uint8_t bytes = 0;            // bytes per lane: ld/st.shared, ld/st.global, cp.async, atom/red (4)
     uint8_t matrices = 0;         // ldmatrix, stmatrix: 8x8 matrices (1, 2 or 4)
     bool transpose = false;       // ldmatrix, stmatrix: .trans
     ShflMode shfl_mode = ShflMode::idx;  // shfl
@@ -72,6 +81,8 @@ struct LaneOp {
     bool arrive = false;          // mbarrier.expect_tx: arrive.expect_tx (the bytes, then an arrival)
     bool read_done = false;       // cp.async.bulk.wait_group.read: wait until the sources are read, not the writes done
     bool increase = false;        // setmaxnreg: .inc (else .dec)
+    AtomOp atom_op = AtomOp::add;         // atom, red: the operation
+    AtomType atom_type = AtomType::u32;   // atom, red: the operand type
     uint32_t addr = 0;            // shared address: ld/st.shared, ldmatrix/stmatrix row, cp.async destination,
                                   //   mbarrier.*, a bulk tensor copy's box
     uint32_t barrier = 0;         // bar.sync, bar.arrive: barrier id (0..15)
@@ -85,7 +96,8 @@ struct LaneOp {
     uint32_t registers = 0;       // setmaxnreg: registers per thread
     uint32_t mask = 0xffffffffu;  // member mask (shfl, syncwarp)
     const void* gptr = nullptr;   // global address
-    uint32_t data[4] = {};        // values in (stores, shfl) and out (loads)
+    uint32_t data[4] = {};        // values in (stores, shfl) and out (loads); atom/red: data[0] the operand
+                                  //   (cas: the compare value), data[1] cas's new value; atom: data[0] out, the old value
     const void* in[3] = {};       // mma: a, b, c fragments; wgmma: in[0] = A registers (4 x b32)
     void* out = nullptr;          // mma: d fragment; wgmma: N/2 floats
     uint64_t desc[2] = {};        // wgmma: matrix descriptors of A (unless in registers) and B

@@ -1,5 +1,7 @@
 #include "sim/banks.h"
 
+#include <algorithm>
+
 namespace tklab::sim {
 namespace {
 
@@ -74,6 +76,20 @@ BankAnalysis analyze(uint32_t active_mask, const uint32_t addr[32], BankPhases p
 
 BankAnalysis analyze_access(uint32_t active_mask, const uint32_t addr[32], int bytes) {
     return analyze(active_mask, addr, access_phases(bytes));
+}
+
+BankAnalysis analyze_atomic(uint32_t active_mask, const uint32_t addr[32]) {
+    BankAnalysis out;
+    if (active_mask == 0) return out;
+    uint8_t per_bank[32] = {};
+    for (uint32_t m = active_mask; m; m &= m - 1) ++per_bank[(addr[__builtin_ctz(m)] / 4) % 32];
+    uint8_t worst = 0;
+    for (int b = 0; b < 32; ++b) worst = per_bank[b] > worst ? per_bank[b] : worst;
+    std::copy(per_bank, per_bank + 32, out.bank_words);
+    out.wavefronts = worst;
+    out.ideal = 1;
+    out.max_way = worst;
+    return out;
 }
 
 BankAnalysis analyze_matrix(uint32_t active_mask, const uint32_t addr[32], int nmat) {

@@ -26,6 +26,16 @@ struct BankAnalysis {
 // A plain shared load/store: addr[l] is lane l's byte address in shared memory, bytes is 1, 2, 4, 8 or 16.
 // Any other size yields an empty analysis.
 BankAnalysis analyze_access(uint32_t active_mask, const uint32_t addr[32], int bytes);
+// A shared atomic (atom/red.shared, 32 bits per lane): one phase of 32 lanes,
+// in which every active lane's word is its own access -- lanes on different
+// words of one bank conflict, as for a store, and lanes on the SAME word do
+// not broadcast: their read-modify-writes serialise, one per wavefront. So
+// the busiest bank's count of lanes sets the wavefronts (ideal 1), and
+// bank_words counts lanes, not distinct words. The same-word rule is our
+// reading of the CUDA documentation ("each read/modify/write to that location
+// occurs and they are all serialized"); that Nsight Compute's op_atom
+// wavefronts count it so is not yet checked on the GPU (sim/README.md).
+BankAnalysis analyze_atomic(uint32_t active_mask, const uint32_t addr[32]);
 // ldmatrix / stmatrix with nmat = 1, 2 or 4 matrices; addr[l] is the 16-byte row address supplied by lane l.
 // Lanes >= 8*nmat supply no address and are ignored. Any other nmat yields an empty analysis.
 BankAnalysis analyze_matrix(uint32_t active_mask, const uint32_t addr[32], int nmat);

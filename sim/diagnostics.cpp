@@ -173,7 +173,15 @@ std::pair<std::string, std::string> race_cause(const Block& b, int earlier, int 
     s << line_of(file, line) << ": error: shared-memory race (" << kind << ") at shared address " << hex(f.addr) << " in " << block
       << ":\n  now:     " << agent_name(b, who.agent, who.lane) << " " << verb(op, f.current_writes) << " at " << line_of(file, line)
       << "\n  earlier: " << agent_name(b, f.earlier.agent, f.earlier.lane) << " " << verb(site_op(f.earlier.site), f.earlier_writes)
-      << " at " << line_of(ef, el) << "\n  nothing orders them: " << cause << ".\n  fix: " << how;
+      << " at " << line_of(ef, el) << "\n  nothing orders them: " << cause;
+    // Atomics never race with each other; one and a plain access of the same word do.
+    const auto is_atomic = [](Op o) { return o == Op::atom_shared || o == Op::red_shared; };
+    if (is_atomic(op) != is_atomic(site_op(f.earlier.site)))
+        s << ".\n  note: one is an atomic, the other a plain " << op_name(is_atomic(op) ? site_op(f.earlier.site) : op)
+          << ": atomics are atomic only with other atomics, so a plain access of the same word that nothing orders races with them";
+    s << ".\n  fix: " << how;
+    if (is_atomic(op) != is_atomic(site_op(f.earlier.site)))
+        s << "; or, if the two may really overlap, make the plain one atomic too (tk::arch::atom_shared / red_shared)";
     throw SimError(ErrorKind::race, s.str(), file, line);
 }
 

@@ -102,6 +102,7 @@ struct Stats {
     uint64_t warp_instructions = 0;
     uint64_t by_op[size_t(Op::count_)] = {};
     SmemTotals ld_shared, st_shared, ldmatrix, stmatrix;
+    SmemTotals atom_shared;  // atom.shared and red.shared (Nsight's op_atom)
     // The most conflicted shared-memory instruction of the run (its extra
     // wavefronts, kernel line, kind and n-way), for messages that name it.
     int worst_conflict = 0;

@@ -44,12 +44,13 @@ public:
     // ---- access: checked against every earlier access, then remembered; a finding throws.
     // `lands_later`: a write whose data arrives later (cp.async), racing from now on.
     // `allow_uninit`: the thread is inside tk::allow_uninitialized_reads.
+    // `atomic`: an atomic read-modify-write (atom/red.shared; `write` true).
     void access(const bugs::Accessor& who, uint32_t addr, uint32_t bytes, bool write, Op op, const char* file, int line,
-                const dim3& block, bool lands_later = false, bool allow_uninit = false) {
+                const dim3& block, bool lands_later = false, bool allow_uninit = false, bool atomic = false) {
         if (!shadow_) return;
         ++accesses_;
         bool allowed = false;
-        if (auto f = shadow_->access(who, addr, bytes, write, lands_later, allow_uninit, &allowed))
+        if (auto f = shadow_->access(who, addr, bytes, write, lands_later, allow_uninit, &allowed, atomic))
             report_finding(*block_, *f, who, op, file, line, block);
         if (allowed) allowed_uninit_read(file, line);
     }

@@ -45,6 +45,10 @@ constexpr Instruction kTable[] = {
     {Op::alu,                "alu",                         F::math,           M::arrived,     waits,  S::none,      A::none,       false},
     // Recorded by the scheduler, never executed: a warp whose stores are still draining when its lanes return.
     {Op::exit,               "exit",                        F::global_memory,  M::arrived,     false,  S::none,      A::none,       false},
+    {Op::atom_shared,        "atom.shared",                 F::atomics,        M::arrived,     waits,  S::atom_shared, A::bytes,    smem},
+    {Op::red_shared,         "red.shared",                  F::atomics,        M::arrived,     waits,  S::atom_shared, A::bytes,    smem},
+    {Op::atom_global,        "atom.global",                 F::atomics,        M::arrived,     waits,  S::none,      A::bytes,      false},
+    {Op::red_global,         "red.global",                  F::atomics,        M::arrived,     waits,  S::none,      A::bytes,      false},
 };
 static_assert(sizeof(kTable) / sizeof(kTable[0]) == size_t(Op::count_), "one row per Op");
 
@@ -63,6 +67,15 @@ const Instruction* instruction_named(std::string_view name) {
     for (const Instruction& i : kTable)
         if (name == i.name) return &i;
     return nullptr;
+}
+
+const char* atom_op_name(AtomOp op) {
+    static constexpr const char* kNames[] = {"add", "min", "max", "exch", "cas", "and", "or", "xor"};
+    return size_t(op) < sizeof(kNames) / sizeof(kNames[0]) ? kNames[size_t(op)] : "?";
+}
+const char* atom_type_name(AtomType t) {
+    static constexpr const char* kNames[] = {"u32", "s32", "f32", "b32"};
+    return size_t(t) < sizeof(kNames) / sizeof(kNames[0]) ? kNames[size_t(t)] : "?";
 }
 
 const char* op_name(Op op) { return size_t(op) < size_t(Op::count_) ? kTable[size_t(op)].name : "?"; }

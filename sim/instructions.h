@@ -24,6 +24,7 @@ enum class Family : uint8_t {
     global_memory,  // ld/st.global, cp.async and its groups
     bulk_copy,      // cp.async.bulk.tensor (TMA), its groups, fence.proxy.async
     wgmma,          // wgmma.*, setmaxnreg
+    atomics,        // atom/red on shared and global memory
 };
 
 // Which of a warp's lanes must be parked at the instruction before it executes.
@@ -35,7 +36,8 @@ enum class Meet : uint8_t {
 };
 
 // Where the merger totals the instruction's bank analysis (Nsight Compute's four kinds).
-enum class SmemTotal : uint8_t { none, ld_shared, st_shared, ldmatrix, stmatrix };
+// Shared atomics (atom and red: on the GPU both are ATOMS) are Nsight's op_atom.
+enum class SmemTotal : uint8_t { none, ld_shared, st_shared, ldmatrix, stmatrix, atom_shared };
 
 // Which operand a trace event's `aux` holds (trace/SCHEMA.md).
 enum class TraceAux : uint8_t { none, bytes, matrices, shfl_mode, accumulate };

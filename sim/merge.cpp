@@ -55,6 +55,7 @@ void Merger::add(BlockResult& br) {
         case SmemTotal::st_shared: tot = &st.st_shared; break;
         case SmemTotal::ldmatrix: tot = &st.ldmatrix; break;
         case SmemTotal::stmatrix: tot = &st.stmatrix; break;
+        case SmemTotal::atom_shared: tot = &st.atom_shared; break;
         case SmemTotal::none: continue;
         }
         tot->instructions++;

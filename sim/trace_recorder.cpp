@@ -295,6 +295,7 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.st_shared = st.st_shared;
     s.ldmatrix = st.ldmatrix;
     s.stmatrix = st.stmatrix;
+    s.atom_shared = st.atom_shared;
     s.by_op.assign(std::begin(st.by_op), std::end(st.by_op));
     s.stall_cycles.assign(std::begin(st.stall_cycles), std::end(st.stall_cycles));
     s.barrier_wait_cycles = st.barrier_wait_cycles;

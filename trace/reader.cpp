@@ -565,6 +565,8 @@ private:
         s.st_shared = totals(field(r, p, "st_shared"), p + ".st_shared");
         s.ldmatrix = totals(field(r, p, "ldmatrix"), p + ".ldmatrix");
         s.stmatrix = totals(field(r, p, "stmatrix"), p + ".stmatrix");
+        // "atom_shared" came later within version 1: written only when a run has shared atomics.
+        if (r.contains("atom_shared")) s.atom_shared = totals(field(r, p, "atom_shared"), p + ".atom_shared");
         s.by_op = uint_list<uint64_t>(field(r, p, "by_op"), p + ".by_op", UINT64_MAX);
         if (s.by_op.size() != t.ops.size()) bad(p + ".by_op", "expected one count per instruction kind (" + std::to_string(t.ops.size()) + ")");
         s.stall_cycles = uint_list<uint64_t>(field(r, p, "stall_cycles"), p + ".stall_cycles", UINT64_MAX);

@@ -302,7 +302,14 @@ struct PhaseCollisions {
     std::vector<BankCollision> banks;  // banks with 2+ distinct words, most first
 };
 
-PhaseCollisions collisions_in(const Phase& p, uint32_t mask, const std::vector<uint32_t>& addr) {
+// Shared atomics (atom/red.shared): lanes on the same word do not broadcast
+// but serialise (sim/banks.h, analyze_atomic), so each lane counts.
+bool is_shared_atomic(const std::string& name) {
+    const sim::Instruction* i = sim::instruction_named(name);
+    return i && i->smem_total == sim::SmemTotal::atom_shared;
+}
+
+PhaseCollisions collisions_in(const Phase& p, uint32_t mask, const std::vector<uint32_t>& addr, bool atomic) {
     std::map<int, std::set<uint32_t>> words;
     std::map<int, std::set<int>> lanes;
     for (int l = p.first_lane; l < p.first_lane + p.lanes && l < 32; ++l) {
@@ -316,13 +323,14 @@ PhaseCollisions collisions_in(const Phase& p, uint32_t mask, const std::vector<u
     }
     PhaseCollisions pc;
     pc.phase = &p;
+    const auto way = [&](int bank, const std::set<uint32_t>& ws) { return atomic ? lanes[bank].size() : ws.size(); };
     for (const auto& [bank, ws] : words) {
-        pc.worst_way = std::max(pc.worst_way, int(ws.size()));
-        if (ws.size() < 2) continue;
+        pc.worst_way = std::max(pc.worst_way, int(way(bank, ws)));
+        if (way(bank, ws) < 2) continue;
         pc.banks.push_back({bank, {ws.begin(), ws.end()}, {lanes[bank].begin(), lanes[bank].end()}});
     }
-    std::stable_sort(pc.banks.begin(), pc.banks.end(), [](const BankCollision& a, const BankCollision& b) {
-        return a.words.size() > b.words.size();  // ties keep ascending bank order
+    std::stable_sort(pc.banks.begin(), pc.banks.end(), [&](const BankCollision& a, const BankCollision& b) {
+        return (atomic ? a.lanes.size() : a.words.size()) > (atomic ? b.lanes.size() : b.words.size());  // ties keep ascending bank order
     });
     return pc;
 }
@@ -350,7 +358,7 @@ void write_colliding_lanes(LineWriter& w, const Trace& t, const SmemSite& s, con
         w.line(indent + "colliding lanes: unknown (the recorded worst execution is incomplete)");
         return;
     }
-    const bool matrix = is_matrix_op(name);
+    const bool matrix = is_matrix_op(name), atomic = is_shared_atomic(name);
     const std::vector<Phase> phases = phases_of(matrix, s.worst_aux);
     if (phases.empty()) {
         w.line(indent + "colliding lanes: unknown (" + num(s.worst_aux) +
@@ -359,7 +367,7 @@ void write_colliding_lanes(LineWriter& w, const Trace& t, const SmemSite& s, con
     }
     PhaseCollisions worst;
     for (const Phase& p : phases) {
-        PhaseCollisions pc = collisions_in(p, s.worst_mask, s.worst_lanes);
+        PhaseCollisions pc = collisions_in(p, s.worst_mask, s.worst_lanes, atomic);
         if (pc.worst_way > worst.worst_way) worst = std::move(pc);
     }
     if (worst.banks.empty()) {
@@ -371,7 +379,7 @@ void write_colliding_lanes(LineWriter& w, const Trace& t, const SmemSite& s, con
     for (size_t i = 0; i < worst.banks.size() && i < kMaxBanks; ++i) {
         const BankCollision& b = worst.banks[i];
         const std::string head = indent + "  bank " + std::to_string(b.bank) + ": lanes ";
-        const std::string tail = " (" + words_note(b.words) + ")";
+        const std::string tail = " (" + words_note(b.words) + (atomic && b.lanes.size() > b.words.size() ? "; atomics on one word serialise" : "") + ")";
         w.line(head + fit(lane_list(b.lanes), kWidth - head.size() - tail.size()) + w.bad(tail));
     }
     if (worst.banks.size() > kMaxBanks)
@@ -418,10 +426,10 @@ void heading(LineWriter& w, const std::string& title) {
     w.line(w.bold(title));
 }
 
-// Shared-memory totals over the four instruction kinds the banks analysis covers.
+// Shared-memory totals over the instruction kinds the banks analysis covers (shared atomics included).
 SmemTotals smem_total(const Summary& s) {
     SmemTotals r;
-    for (const SmemTotals* k : {&s.ld_shared, &s.st_shared, &s.ldmatrix, &s.stmatrix}) {
+    for (const SmemTotals* k : {&s.ld_shared, &s.st_shared, &s.ldmatrix, &s.stmatrix, &s.atom_shared}) {
         r.instructions += k->instructions;
         r.wavefronts += k->wavefronts;
         r.ideal += k->ideal;
@@ -645,7 +653,8 @@ void write_conflicts(LineWriter& w, const Trace& t, const Summary& s, const Repo
         heading(w, "Bank conflicts");
         w.line("  " + w.good("no bank conflicts") + ": " + num(s.ldmatrix.instructions) + " ldmatrix, " +
                num(s.stmatrix.instructions) + " stmatrix, " + num(s.ld_shared.instructions) + " ld.shared and " +
-               num(s.st_shared.instructions) + " st.shared");
+               num(s.st_shared.instructions) + " st.shared" +
+               (s.atom_shared.instructions ? " (and " + num(s.atom_shared.instructions) + " shared atomics)" : std::string()));
         w.line("  all at their ideal wavefronts (one per phase)");
         return;
     }

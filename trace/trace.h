@@ -99,6 +99,7 @@ struct Summary {
     uint64_t warp_instructions = 0;
     uint64_t warp_cycles = 0;             // sum over blocks of cycles x warps: the time warps existed
     SmemTotals ld_shared, st_shared, ldmatrix, stmatrix;
+    SmemTotals atom_shared;               // atom.shared and red.shared (Nsight's op_atom); absent in older traces and runs without: 0
     std::vector<uint64_t> by_op;          // by Trace::ops index
     std::vector<uint64_t> stall_cycles;   // by Trace::stalls index
     uint64_t barrier_wait_cycles = 0;

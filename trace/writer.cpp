@@ -263,6 +263,8 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"smem_sites", std::move(sites)},
             {"barrier_sites", std::move(bars)},
             {"line_stalls", std::move(stalls)}};
+    // Shared atomics came later within version 1: written only when there were any.
+    if (s.atom_shared.instructions) rec["atom_shared"] = totals_json(s.atom_shared);
     if (s.compiler) {
         const CompilerFigures& c = *s.compiler;
         rec["compiler"] = {{"tool", c.tool}, {"arch", c.arch}, {"entry", c.entry}, {"registers", c.registers}, {"stack_bytes", c.stack_bytes},

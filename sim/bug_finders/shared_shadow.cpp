@@ -110,11 +110,11 @@ SharedShadow::Word& SharedShadow::word(uint32_t word_addr) {
 }
 
 std::optional<Finding> SharedShadow::access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write, bool lands_later,
-                                            bool allow_uninit, bool* uninit_allowed) {
+                                            bool allow_uninit, bool* uninit_allowed, bool atomic) {
     std::optional<Finding> found;
     const uint32_t end = addr + bytes;
     for (uint32_t a = addr & ~3u; a < end; a += 4) {
-        auto f = access_word(word(a), who, a, byte_mask(a, addr, end), write, lands_later, allow_uninit, uninit_allowed);
+        auto f = access_word(word(a), who, a, byte_mask(a, addr, end), write || atomic, lands_later, allow_uninit, uninit_allowed, atomic);
         if (f && !found) found = f;
     }
     return found;
@@ -127,10 +127,11 @@ void SharedShadow::landed(uint32_t addr, uint32_t bytes) {
 }
 
 std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write,
-                                                 bool lands_later, bool allow_uninit, bool* uninit_allowed) {
+                                                 bool lands_later, bool allow_uninit, bool* uninit_allowed, bool atomic) {
     std::optional<Finding> found;
     auto first_byte = [&](uint8_t m) { return word_addr + uint32_t(__builtin_ctz(m)); };
-    if (uninit_ && !write && (w.written & mask) != mask) {
+    // An atomic reads the old value first: bytes nothing wrote are a finding for it too.
+    if (uninit_ && (!write || atomic) && (w.written & mask) != mask) {
         if (allow_uninit) {  // tk::allow_uninitialized_reads: a note, not a finding
             if (uninit_allowed) *uninit_allowed = true;
         } else {
@@ -143,7 +144,7 @@ std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, u
     if (write && !lands_later) w.written |= mask;
     if (!races_) return found;
 
-    const AccessRecord now{who.epoch, who.seq, who.site, uint16_t(who.agent), uint8_t(who.lane), mask};
+    AccessRecord now{who.epoch, who.seq, who.site, uint16_t(who.agent), uint8_t(who.lane), uint8_t(atomic ? 1 : 0), mask};
     if (!found && w.write.epoch && (w.write.bytes & mask) && !ordered(w.write, who)) {
         Finding f;
         f.current_writes = write;
@@ -152,12 +153,13 @@ std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, u
         f.addr = first_byte(uint8_t(w.write.bytes & mask));
         found = f;
     }
-    if (write) {
+    if (write && !atomic) {
         for (AccessRecord& r : w.reads) {
             if (!r.epoch || !(r.bytes & mask)) continue;
             if (!found && !ordered(r, who)) {
                 Finding f;
                 f.current_writes = true;
+                f.earlier_writes = r.atomic;
                 f.earlier = r;
                 f.addr = first_byte(uint8_t(r.bytes & mask));
                 found = f;
@@ -169,16 +171,41 @@ std::optional<Finding> SharedShadow::access_word(Word& w, const Accessor& who, u
         w.write = now;
         return found;
     }
-    // A read: take the place of a read it supersedes (same agent, or ordered
-    // before this one, on no more bytes), else a free slot, else the list.
+    // An atomic is checked against the plain reads (not other atomics: they
+    // do not race), a plain read against the atomics; then either is kept
+    // with the reads, since any number of them may be unordered.
+    if (atomic) {
+        check_reads_of_kind(w, who, word_addr, mask, false, true, found);
+        w.atomics = true;
+    } else if (w.atomics) {
+        check_reads_of_kind(w, who, word_addr, mask, true, false, found);
+    }
+    // Take the place of a record of the same kind it supersedes, else a free slot, else the list.
     AccessRecord* slot = nullptr;
     for (AccessRecord& r : w.reads) {
         if (!r.epoch) { if (!slot) slot = &r; continue; }
-        if ((r.bytes & ~mask) == 0 && (r.agent == now.agent || ordered(r, who))) { slot = &r; break; }
+        if (supersedes(r, now, who, mask)) { slot = &r; break; }
     }
     if (slot) *slot = now;
     else add_read(w, now, who, mask);
     return found;
+}
+
+void SharedShadow::check_reads_of_kind(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool atomic_records,
+                                       bool current_writes, std::optional<Finding>& found) {
+    if (found) return;
+    auto check = [&](const AccessRecord& r) {
+        if (found || !r.epoch || bool(r.atomic) != atomic_records || !(r.bytes & mask) || ordered(r, who)) return;
+        Finding f;
+        f.current_writes = current_writes;
+        f.earlier_writes = r.atomic;
+        f.earlier = r;
+        f.addr = word_addr + uint32_t(__builtin_ctz(uint8_t(r.bytes & mask)));
+        found = f;
+    };
+    for (const AccessRecord& r : w.reads) check(r);
+    if (w.more_reads)
+        for (const AccessRecord& r : more_reads_[w.more_reads - 1]) check(r);
 }
 
 // A write checked against, and clearing, the reads beyond a word's four.
@@ -189,6 +216,7 @@ void SharedShadow::check_more_reads(std::vector<AccessRecord>& more, const Acces
         if (!found && !ordered(r, who)) {
             Finding f;
             f.current_writes = true;
+            f.earlier_writes = r.atomic;
             f.earlier = r;
             f.addr = word_addr + uint32_t(__builtin_ctz(uint8_t(r.bytes & mask)));
             found = f;
@@ -208,7 +236,7 @@ void SharedShadow::add_read(Word& w, const AccessRecord& now, const Accessor& wh
     }
     std::vector<AccessRecord>& more = more_reads_[w.more_reads - 1];
     for (AccessRecord& r : more)
-        if ((r.bytes & ~mask) == 0 && (r.agent == now.agent || ordered(r, who))) { r = now; return; }
+        if (supersedes(r, now, who, mask)) { r = now; return; }
     more.push_back(now);
 }
 

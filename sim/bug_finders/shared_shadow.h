@@ -1,7 +1,8 @@
 // Shadow state of a block's shared memory, for two bug finders:
 //   races  -- two accesses to the same bytes, at least one a write, by
 //             different threads (or a thread and an asynchronous agent) that
-//             nothing orders (vector_clock.h);
+//             nothing orders (vector_clock.h); two atomics (atom/red) never
+//             race with each other, an atomic and a plain load or store do;
 //   uninit -- a read of bytes nothing has written since the block began.
 //
 // Kept per 4-byte word: the last write and every read since it that no later
@@ -27,7 +28,8 @@ struct AccessRecord {
     uint32_t seq = 0;    // the warp's instruction number (ordering inside a warp)
     uint32_t site = 0;   // the caller's id of the instruction's kernel line and op
     uint16_t agent = 0;
-    uint8_t lane = 0;
+    uint8_t lane : 7 = 0;
+    uint8_t atomic : 1 = 0;  // an atomic read-modify-write (kept with the reads: many may be unordered)
     uint8_t bytes = 0;   // which bytes of the word
 };
 
@@ -72,9 +74,11 @@ public:
     // `lands_later` (a cp.async: racing from its issue) leaves the bytes
     // unwritten for the uninitialised-read finder until landed() says so.
     // `allow_uninit`: a read of unwritten bytes is no finding; `uninit_allowed`
-    // then says it happened (tk::allow_uninitialized_reads).
+    // then says it happened (tk::allow_uninitialized_reads). `atomic`: an
+    // atomic read-modify-write (pass write = true): it reads (unwritten bytes
+    // are a finding) and writes, and races with plain accesses only.
     std::optional<Finding> access(const Accessor& who, uint32_t addr, uint32_t bytes, bool write, bool lands_later = false,
-                                  bool allow_uninit = false, bool* uninit_allowed = nullptr);
+                                  bool allow_uninit = false, bool* uninit_allowed = nullptr, bool atomic = false);
     // The data of such a write is in shared memory now.
     void landed(uint32_t addr, uint32_t bytes);
 
@@ -84,6 +88,7 @@ private:
     struct Word {
         uint32_t generation = 0;
         uint8_t written = 0;  // bytes written since the block began
+        bool atomics = false;  // atomic records among its reads (this block): plain reads check them
         AccessRecord write;
         AccessRecord reads[4];
         uint32_t more_reads = 0;  // 1 + index into more_reads_ of the reads beyond four; 0: none
@@ -104,8 +109,15 @@ private:
     void check_more_reads(std::vector<AccessRecord>& more, const Accessor& who, uint8_t mask, uint32_t word_addr,
                           std::optional<Finding>& found);
     void add_read(Word& w, const AccessRecord& now, const Accessor& who, uint8_t mask);
+    // Record r may give its place to `now`: the same kind, on no more bytes, and by the same agent or ordered before it.
+    bool supersedes(const AccessRecord& r, const AccessRecord& now, const Accessor& who, uint8_t mask) const {
+        return r.atomic == now.atomic && (r.bytes & ~mask) == 0 && (r.agent == now.agent || ordered(r, who));
+    }
     std::optional<Finding> access_word(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool write, bool lands_later,
-                                       bool allow_uninit, bool* uninit_allowed);
+                                       bool allow_uninit, bool* uninit_allowed, bool atomic);
+    // An atomic, or a plain read, checked against the word's reads of the other kind (plain reads, or atomics).
+    void check_reads_of_kind(Word& w, const Accessor& who, uint32_t word_addr, uint8_t mask, bool atomic_records, bool current_writes,
+                             std::optional<Finding>& found);
     Word& word(uint32_t word_addr);  // this block's record of the word (older blocks' are forgotten)
 
     // Reads beyond a word's four, per word that has them (this block's).

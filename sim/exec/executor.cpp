@@ -69,6 +69,7 @@ void Executor::run() {
     case Family::global_memory: global_memory(op); break;
     case Family::bulk_copy: bulk_copy(op); break;
     case Family::wgmma: warpgroup(op); break;
+    case Family::atomics: atomics(op); break;
     }
     // The warp's epoch ends if it released; lanes that executed a
     // warp-synchronous instruction together are ordered from here on.

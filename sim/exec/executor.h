@@ -83,9 +83,10 @@ private:
     bugs::Accessor lane_accessor(int l) const {
         return {w_.id, l, w_.hb.empty() ? 0u : w_.hb[size_t(w_.id)], seq_, (w_.lag_lanes >> l & 1) ? &w_.hb_lag : &w_.hb, site_};
     }
-    // A shared-memory access by `who` at thread t's kernel line, shown to the finders.
-    void access(const bugs::Accessor& who, uint32_t addr, uint32_t bytes, bool write, const Thread& t) {
-        b_.hooks.access(who, addr, bytes, write, op0_->op, t.kfile, t.kline, t.ids.block, false, t.allow_uninit > 0);
+    // A shared-memory access by `who` at thread t's kernel line, shown to the finders
+    // (`atomic`: an atomic read-modify-write, which races with plain accesses only).
+    void access(const bugs::Accessor& who, uint32_t addr, uint32_t bytes, bool write, const Thread& t, bool atomic = false) {
+        b_.hooks.access(who, addr, bytes, write, op0_->op, t.kfile, t.kline, t.ids.block, false, t.allow_uninit > 0, atomic);
     }
     // A read of global memory in `al`: every byte must have been written (by an upload or a kernel).
     void check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what);
@@ -210,6 +211,11 @@ private:
     void global_access(Op op);
     void cp_async();
     void cp_async_wait();
+
+    // ---- atomics.cpp
+    void atomics(Op op);
+    void shared_atomic(bool returns);
+    void global_atomic(bool returns);
 
     // ---- bulk_copy.cpp
     void bulk_copy(Op op);

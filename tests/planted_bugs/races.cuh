@@ -173,6 +173,32 @@ inline void run_elected_wait_without_syncwarp() {
     tk::launch("elected_wait_without_syncwarp", elected_wait_without_syncwarp, dim3(1), dim3(64), 256, (const float*)x.data(), out.data());
 }
 
+// Warp 0 counts its positive inputs in a shared counter with atomics, while
+// warp 1 resets the counter with a plain store and no barrier between: two
+// atomics never race, but an atomic and a plain store of the word do.
+__global__ void atomic_and_plain_store(const float* x, float* out) {
+    const uint32_t counter = smem_base();
+    const int lane = tk::laneid();
+    if (threadIdx.x == 0) tk::arch::st_shared_b32(counter, 0);
+    tk::arch::syncthreads();
+    uint32_t v[1];
+    tk::arch::ld_global<1>(v, x + threadIdx.x);
+    if (tk::warpid() == 0) {
+        tk::arch::red_shared<tk::arch::atomic_op::add>(counter, value(v[0]) > 0 ? 1u : 0u);  // BUG atomic_and_plain_store
+    } else if (lane == 0) {
+        // missing: tk::arch::syncthreads() before the reset
+        tk::arch::st_shared_b32(counter, 0);  // BUG atomic_and_plain_store
+    }
+    tk::arch::syncthreads();
+    const uint32_t o[1] = {tk::arch::ld_shared_b32(counter)};
+    tk::arch::st_global<1>(out + threadIdx.x, o);
+}
+inline void run_atomic_and_plain_store() {
+    tk::device_buffer<float> x(64, random_values<float>(64, 17), "x");
+    tk::device_buffer<float> out(64, "out");
+    tk::launch("atomic_and_plain_store", atomic_and_plain_store, dim3(1), dim3(64), 64, (const float*)x.data(), out.data());
+}
+
 inline const add_bug bugs[] = {
     add_bug({"missing_syncthreads", Kind::race, "warps read each other's shared values with no __syncthreads() after the writes", __FILE__, false, false, run_missing_syncthreads}),
     add_bug({"missing_syncwarp", Kind::race, "lane 0 writes a shared value the warp reads with no __syncwarp() between", __FILE__, false, false, run_missing_syncwarp}),
@@ -180,6 +206,7 @@ inline const add_bug bugs[] = {
     add_bug({"elected_arrive_without_syncwarp", Kind::race, "lane 0 alone arrives on an mbarrier after every lane's shared writes, with no __syncwarp() first", __FILE__, false, false, run_elected_arrive_without_syncwarp}),
     add_bug({"elected_wait_without_syncwarp", Kind::race, "lane 0 alone waits on an mbarrier, then every lane reads, with no __syncwarp() after the wait", __FILE__, false, false, run_elected_wait_without_syncwarp}),
     add_bug({"write_after_many_readers", Kind::race, "a shared value overwritten after five warps read it, one of them not ordered by the barrier", __FILE__, false, false, run_write_after_many_readers}),
+    add_bug({"atomic_and_plain_store", Kind::race, "a plain store to a shared counter that another warp updates with atomics, no barrier between", __FILE__, false, false, run_atomic_and_plain_store}),
 };
 
 } // namespace planted::races

@@ -8,6 +8,7 @@
 #include "tk/arch/async_copy.h"
 #include "tk/arch/mbarrier.h"
 #include "tk/arch/global_memory.h"
+#include "tk/arch/atomic.h"
 #include "tk/arch/tma.h"
 #include "tk/arch/wgmma.h"
 #include "tk/arch/convert.h"

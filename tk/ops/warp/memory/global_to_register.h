@@ -5,6 +5,7 @@
 #include "tk/types/global/gl.h"
 #include "tk/common/check.h"
 #include "tk/common/indices.h"
+#include "tk/arch/atomic.h"
 
 namespace tk {
 
@@ -124,6 +125,33 @@ TK_DEVICE void store(const gl<T>& dst, const RT& src, coord at, TK_LOC) {
                     detail::st_global_one<T, R>(dst.ptr(at.b, at.d, r + RT::base::row_of(lane, k, 0), c + RT::base::col_of(lane, k, 0)), p.x, loc);
                     detail::st_global_one<T, R>(dst.ptr(at.b, at.d, r + RT::base::row_of(lane, k, 1), c + RT::base::col_of(lane, k, 1)), p.y, loc);
                 }
+            }
+}
+
+// dst[tile at] += src, element by element, with red.global.add.f32: many
+// warps (split-K's partial sums, one per slice of K) may add into the same
+// tile at once. The destination must hold float and be written before (zeros,
+// or the first partial stored); the order of the adds is the GPU's, so sums
+// may differ from a fixed-order sum in their last bits.
+template <typename RT>
+TK_DEVICE void atomic_add(const gl<float>& dst, const RT& src, coord at, TK_LOC) {
+    static_assert(is_rt_v<RT>, "tk::atomic_add(global layout, register tile, coord): the source must be a register tile");
+    static_assert(std::is_same_v<typename RT::dtype, float>,
+                  "tk::atomic_add(global layout, register tile, coord): the tile must hold float (red.global.add.f32); "
+                  "accumulate in a float tile, as tk::mma does");
+    TK_OP("atomic_add");
+    detail::check_tile_in_bounds<RT>(dst, at, loc);
+    const int lane = laneid();
+    TK_UNROLL
+    for (int i = 0; i < RT::height; ++i)
+        TK_UNROLL
+        for (int j = 0; j < RT::width; ++j)
+            TK_UNROLL
+            for (int k = 0; k < 4; ++k) {
+                const auto& p = src.tiles[i][j].data[k];
+                const int r = at.r * RT::rows + 16 * i, c = at.c * RT::cols + 16 * j;
+                arch::red_global<arch::atomic_op::add>(dst.ptr(at.b, at.d, r + RT::base::row_of(lane, k, 0), c + RT::base::col_of(lane, k, 0)), p.x, loc);
+                arch::red_global<arch::atomic_op::add>(dst.ptr(at.b, at.d, r + RT::base::row_of(lane, k, 1), c + RT::base::col_of(lane, k, 1)), p.y, loc);
             }
 }
 
