@@ -95,8 +95,8 @@ int cmd_run(const RunArgs& a) {
     Style st{use_color(stdout, a.color)};
     int devices = 0;
     if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0) {
-        std::fprintf(stderr, "%s: no usable GPU here (%s). The simulator runs the same kernel: `tklab run %s`.\n", tool_name(),
-                     e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device", p.name.c_str());
+        std::fprintf(stderr, "%s: no usable GPU here (%s). The simulator runs the same kernel: `%s run %s`.\n", tool_name(),
+                     e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device", sim_tool_name().c_str(), p.name.c_str());
         return 1;
     }
     std::printf("%s %s on the GPU, seed %u\n", p.name.c_str(), dims_text(dims, p).c_str(), a.seed);
@@ -227,8 +227,9 @@ int cmd_run(const RunArgs& a) {
     if (!a.trace.empty()) {
         try {
             tklab::trace::write_trace(a.trace, doc);
-            std::fprintf(stderr, "%s: wrote %s; `tklab view %s` opens it (beside a simulator trace: `tklab view SIM %s`)\n",
-                         tool_name(), a.trace.c_str(), a.trace.c_str(), a.trace.c_str());
+            const std::string sim = sim_tool_name();
+            std::fprintf(stderr, "%s: wrote %s; `%s view %s` opens it (beside a simulator trace: `%s view SIM %s`)\n",
+                         tool_name(), a.trace.c_str(), sim.c_str(), a.trace.c_str(), sim.c_str(), a.trace.c_str());
         } catch (const std::exception& e) {
             std::fprintf(stderr, "%s: %s\n", tool_name(), e.what());
             return 1;

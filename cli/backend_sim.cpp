@@ -249,15 +249,15 @@ int cmd_run(const RunArgs& a) {
                  estimate.total() ? (" (estimated " + human_bytes(estimate.total()) + ")").c_str() : "");
     if (const std::string err = rec->write_error(); !err.empty()) {
         std::fprintf(stderr,
-                     "%s: error: %s. The trace is incomplete: `tklab report --salvage %s` reads what was written before.\n"
+                     "%s: error: %s. The trace is incomplete: `%s report --salvage %s` reads what was written before.\n"
                      "  fix: %s\n",
-                     tool_name(), err.c_str(), a.trace.c_str(), kTraceWriteFix);
+                     tool_name(), err.c_str(), tool_name(), a.trace.c_str(), kTraceWriteFix);
         return 1;
     }
     if (!a.trace.empty())
-        std::fprintf(stderr, "%s: wrote %s (%s, %.1f bytes per warp instruction); `tklab report %s` shows this again\n", tool_name(),
+        std::fprintf(stderr, "%s: wrote %s (%s, %.1f bytes per warp instruction); `%s report %s` shows this again\n", tool_name(),
                      a.trace.c_str(), human_bytes(rec->bytes_written()).c_str(),
-                     instructions ? double(rec->bytes_written()) / double(instructions) : 0.0, a.trace.c_str());
+                     instructions ? double(rec->bytes_written()) / double(instructions) : 0.0, tool_name(), a.trace.c_str());
     return ok ? 0 : 1;
 }
 
@@ -366,8 +366,8 @@ int cmd_view(const std::vector<std::string>& args) {
     if (access(viewer.c_str(), X_OK) != 0) {
         std::fprintf(stderr, "%s view: the visualizer was not built (%s is missing): Dear ImGui, GLFW or OpenGL\n"
                              "  was not found when the build was configured. Install them (scripts/setup.sh does:\n"
-                             "  libimgui-dev libglfw3-dev libstb-dev) and build again. Meanwhile `tklab report FILE`\n"
-                             "  prints the report.\n", tool_name(), viewer.c_str());
+                             "  libimgui-dev libglfw3-dev libstb-dev) and build again. Meanwhile `%s report FILE`\n"
+                             "  prints the report.\n", tool_name(), viewer.c_str(), tool_name());
         return 1;
     }
     std::vector<char*> argv{const_cast<char*>(viewer.c_str())};

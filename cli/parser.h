@@ -32,6 +32,12 @@ inline Tool& tool() {
     return t;
 }
 inline const char* tool_name() { return tool().name.c_str(); }
+// The simulator's program of the same kernels, for messages: tklab for
+// tklab_gpu, my_kernel for my_kernel_gpu.
+inline std::string sim_tool_name() {
+    const std::string& n = tool().name;
+    return n.size() > 4 && n.compare(n.size() - 4, 4, "_gpu") == 0 ? n.substr(0, n.size() - 4) : n;
+}
 
 // `run NAME ...`: what to run and how to record it.
 struct RunArgs {
