@@ -57,11 +57,14 @@ Profile parse_profile(const std::string& list) {
 
 // Region names hash to the ids the kernels record; the names come from the
 // project's kernel, lesson and tile-library sources (tk::region r("name")),
-// headers included: a marker in a template such as tk/templates/ is named too.
+// headers included: a marker in a template such as tk/templates/ is named too;
+// and, in a program of one's own kernels, from its folders (tool().source_dirs).
 tklab::profiler::RegionNames project_region_names() {
     std::vector<std::string> names;
-    for (const char* dir : {"kernels", "lessons", "tk"}) {
-        const std::filesystem::path root = std::filesystem::path(TKLAB_SOURCE_DIR) / dir;
+    std::vector<std::filesystem::path> roots;
+    for (const char* dir : {"kernels", "lessons", "tk"}) roots.push_back(std::filesystem::path(TKLAB_SOURCE_DIR) / dir);
+    for (const std::string& dir : tool().source_dirs) roots.emplace_back(dir);  // a user's own kernels
+    for (const std::filesystem::path& root : roots) {
         std::error_code ec;
         for (auto it = std::filesystem::recursive_directory_iterator(root, ec); !ec && it != std::filesystem::end(it); ++it) {
             const auto ext = it->path().extension();
@@ -92,8 +95,8 @@ int cmd_run(const RunArgs& a) {
     Style st{use_color(stdout, a.color)};
     int devices = 0;
     if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0) {
-        std::fprintf(stderr, "%s: no usable GPU here (%s). The simulator runs the same kernel: `tklab run %s`.\n", kTool,
-                     e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device", p.name.c_str());
+        std::fprintf(stderr, "%s: no usable GPU here (%s). The simulator runs the same kernel: `%s run %s`.\n", tool_name(),
+                     e != cudaSuccess ? cudaGetErrorString(e) : "no CUDA device", sim_tool_name().c_str(), p.name.c_str());
         return 1;
     }
     std::printf("%s %s on the GPU, seed %u\n", p.name.c_str(), dims_text(dims, p).c_str(), a.seed);
@@ -103,7 +106,7 @@ int cmd_run(const RunArgs& a) {
         try {
             tklab::profiler::PcSampling::watch_modules();
         } catch (const tklab::profiler::CuptiError& e) {
-            std::fprintf(stderr, "%s: warning: stall samples will have no source lines: %s\n", kTool, e.what());
+            std::fprintf(stderr, "%s: warning: stall samples will have no source lines: %s\n", tool_name(), e.what());
         }
     }
     bool ok = true;
@@ -126,12 +129,12 @@ int cmd_run(const RunArgs& a) {
                 try {
                     activity.start();
                 } catch (const std::exception& e) {
-                    std::fprintf(stderr, "%s: kernel timing is off: %s\n", kTool, e.what());
+                    std::fprintf(stderr, "%s: kernel timing is off: %s\n", tool_name(), e.what());
                 }
             }
             if (prof.regions) {
                 const auto r = tklab::profiler::record_regions(doc, [&] { c->run(v); }, names);
-                if (!r.warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, r.warning.c_str());
+                if (!r.warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", tool_name(), r.warning.c_str());
                 uint64_t n = 0;
                 for (const auto& l : r.launches) n += l.regions;
                 std::printf("  regions     %llu recorded over %zu launch%s\n", (unsigned long long)n, r.launches.size(),
@@ -141,7 +144,7 @@ int cmd_run(const RunArgs& a) {
             }
             if (activity.running()) {
                 const auto got = activity.stop();
-                if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, got.warning().c_str());
+                if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", tool_name(), got.warning().c_str());
                 tklab::profiler::add_to_trace(doc, got.kernels);
             }
             // Warm runs, each launch timed: the first (checked) run pays for cold
@@ -152,12 +155,12 @@ int cmd_run(const RunArgs& a) {
                     try {
                         again.start();
                     } catch (const std::exception& e) {
-                        std::fprintf(stderr, "%s: kernel timing is off: %s\n", kTool, e.what());
+                        std::fprintf(stderr, "%s: kernel timing is off: %s\n", tool_name(), e.what());
                         break;
                     }
                     c->run(v);
                     const auto got = again.stop();
-                    if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, got.warning().c_str());
+                    if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", tool_name(), got.warning().c_str());
                     tklab::profiler::add_to_trace(doc, got.kernels);
                 }
                 std::printf("  timing      %d warm run%s after the checked one\n", a.repeat, a.repeat == 1 ? "" : "s");
@@ -169,31 +172,31 @@ int cmd_run(const RunArgs& a) {
             if (prof.stalls) {
                 try {
                     const auto got = tklab::profiler::record_stalls([&] { c->run(v); });
-                    if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, got.warning().c_str());
+                    if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", tool_name(), got.warning().c_str());
                     uint64_t n = 0;
                     for (const auto& k : got.stalls) n += k.samples;
                     if (n == 0)
                         std::fprintf(stderr, "%s: warning: stall sampling took no samples: the kernels ran too briefly for "
                                              "one sample every %s cycles, or another profiling session in this process "
-                                             "held the hardware; run with --profile stalls alone\n", kTool,
+                                             "held the hardware; run with --profile stalls alone\n", tool_name(),
                                      got.period_cycles ? std::to_string(got.period_cycles).c_str() : "few thousand");
                     doc.gpu_stalls.insert(doc.gpu_stalls.end(), got.stalls.begin(), got.stalls.end());
                     std::printf("  stalls      %llu samples over %zu kernel%s\n", (unsigned long long)n, got.stalls.size(),
                                 got.stalls.size() == 1 ? "" : "s");
                 } catch (const tklab::profiler::CuptiError& e) {
-                    std::fprintf(stderr, "%s: stall sampling is off: %s\n", kTool, e.what());
+                    std::fprintf(stderr, "%s: stall sampling is off: %s\n", tool_name(), e.what());
                 }
             }
             if (prof.counters) {
                 try {
                     const auto got = tklab::profiler::record_counters([&] { c->run(v); });
-                    if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, got.warning().c_str());
+                    if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", tool_name(), got.warning().c_str());
                     doc.gpu_counters.insert(doc.gpu_counters.end(), got.counters.begin(), got.counters.end());
                     std::printf("  counters    %zu launch%s measured (%s, %llu pass%s each)\n", got.counters.size(),
                                 got.counters.size() == 1 ? "" : "es", got.chip.c_str(), (unsigned long long)got.passes,
                                 got.passes == 1 ? "" : "es");
                 } catch (const tklab::profiler::CuptiError& e) {
-                    std::fprintf(stderr, "%s: hardware counters are off: %s\n", kTool, e.what());
+                    std::fprintf(stderr, "%s: hardware counters are off: %s\n", tool_name(), e.what());
                 }
             }
             if (!a.no_check) {
@@ -213,7 +216,7 @@ int cmd_run(const RunArgs& a) {
         }
         doc.complete = true;  // every run finished; the writer closes the file
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s failed: %s\n", kTool, p.name.c_str(), e.what());
+        std::fprintf(stderr, "%s: %s failed: %s\n", tool_name(), p.name.c_str(), e.what());
         return 1;
     }
     if (recorded) {
@@ -224,10 +227,11 @@ int cmd_run(const RunArgs& a) {
     if (!a.trace.empty()) {
         try {
             tklab::trace::write_trace(a.trace, doc);
-            std::fprintf(stderr, "%s: wrote %s; `tklab view %s` opens it (beside a simulator trace: `tklab view SIM %s`)\n",
-                         kTool, a.trace.c_str(), a.trace.c_str(), a.trace.c_str());
+            const std::string sim = sim_tool_name();
+            std::fprintf(stderr, "%s: wrote %s; `%s view %s` opens it (beside a simulator trace: `%s view SIM %s`)\n",
+                         tool_name(), a.trace.c_str(), sim.c_str(), a.trace.c_str(), sim.c_str(), a.trace.c_str());
         } catch (const std::exception& e) {
-            std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+            std::fprintf(stderr, "%s: %s\n", tool_name(), e.what());
             return 1;
         }
     }

@@ -29,11 +29,6 @@ namespace tklab::cli {
 
 namespace {
 
-#ifdef TKLAB_COMPILER_FIGURES_DIR
-// This build compiled every registered kernel with nvcc too: launches show ptxas's figures.
-[[maybe_unused]] const bool g_compiler_figures = (sim::set_compiler_figures_dir(TKLAB_COMPILER_FIGURES_DIR), true);
-#endif
-
 // A progress bar on stderr for work that takes longer than a second; drawn
 // only on a terminal, so logs and pipes stay clean.
 class Progress {
@@ -189,7 +184,7 @@ int cmd_run(const RunArgs& a) {
     try {
         rec = std::make_unique<tklab::sim::TraceRecorder>(ro);
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: error: %s\n  fix: %s\n", kTool, e.what(), kTraceWriteFix);
+        std::fprintf(stderr, "%s: error: %s\n  fix: %s\n", tool_name(), e.what(), kTraceWriteFix);
         return 1;
     }
     bool ok = true;
@@ -240,7 +235,7 @@ int cmd_run(const RunArgs& a) {
     try {
         rec->close();
     } catch (const std::exception& e) {
-        if (rec->write_error().empty()) std::fprintf(stderr, "%s: %s\n", kTool, e.what());  // a write error is said below
+        if (rec->write_error().empty()) std::fprintf(stderr, "%s: %s\n", tool_name(), e.what());  // a write error is said below
         ok = false;
     }
     tklab::trace::write_report(std::cout, rec->trace(), {use_color(stdout, a.color), a.top});
@@ -249,20 +244,20 @@ int cmd_run(const RunArgs& a) {
     for (const auto& l : rec->trace().launches)
         if (l.summary) instructions += l.summary->warp_instructions;
     // The peak beside the estimate made before the simulation (none when the inputs could not be made).
-    std::fprintf(stderr, "%s: simulated %llu warp instructions in %.2f s; memory peak %s%s\n", kTool,
+    std::fprintf(stderr, "%s: simulated %llu warp instructions in %.2f s; memory peak %s%s\n", tool_name(),
                  (unsigned long long)instructions, secs, human_bytes(tk::host::peak_resident_memory_bytes()).c_str(),
                  estimate.total() ? (" (estimated " + human_bytes(estimate.total()) + ")").c_str() : "");
     if (const std::string err = rec->write_error(); !err.empty()) {
         std::fprintf(stderr,
-                     "%s: error: %s. The trace is incomplete: `tklab report --salvage %s` reads what was written before.\n"
+                     "%s: error: %s. The trace is incomplete: `%s report --salvage %s` reads what was written before.\n"
                      "  fix: %s\n",
-                     kTool, err.c_str(), a.trace.c_str(), kTraceWriteFix);
+                     tool_name(), err.c_str(), tool_name(), a.trace.c_str(), kTraceWriteFix);
         return 1;
     }
     if (!a.trace.empty())
-        std::fprintf(stderr, "%s: wrote %s (%s, %.1f bytes per warp instruction); `tklab report %s` shows this again\n", kTool,
+        std::fprintf(stderr, "%s: wrote %s (%s, %.1f bytes per warp instruction); `%s report %s` shows this again\n", tool_name(),
                      a.trace.c_str(), human_bytes(rec->bytes_written()).c_str(),
-                     instructions ? double(rec->bytes_written()) / double(instructions) : 0.0, a.trace.c_str());
+                     instructions ? double(rec->bytes_written()) / double(instructions) : 0.0, tool_name(), a.trace.c_str());
     return ok ? 0 : 1;
 }
 
@@ -277,10 +272,10 @@ tklab::trace::Loaded load_or_fail(const std::string& file, bool salvage, bool ti
         opt.salvage = salvage;
         opt.timelines = timelines;
         auto l = tklab::trace::load_trace(file, opt);
-        if (!l.warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", kTool, l.warning.c_str());
+        if (!l.warning.empty()) std::fprintf(stderr, "%s: warning: %s\n", tool_name(), l.warning.c_str());
         return l;
     } catch (const std::exception& e) {
-        std::fprintf(stderr, "%s: %s\n", kTool, e.what());
+        std::fprintf(stderr, "%s: %s\n", tool_name(), e.what());
         std::exit(1);
     }
 }
@@ -301,7 +296,7 @@ int cmd_fidelity(const std::string& sim_file, const std::string& gpu_file, const
         std::fprintf(stderr, "%s: fidelity compares a simulator trace (`tklab run NAME --trace SIM`) with a GPU trace "
                              "holding hardware counters or kernel timing (`tklab run NAME --gpu --profile "
                              "counters,timing,regions,stalls --repeat 5 --trace GPU`); %s %s\n",
-                     kTool, gpu_file.c_str(),
+                     tool_name(), gpu_file.c_str(),
                      sim.trace.producer == gpu.trace.producer ? "and the first file come from the same producer"
                                                               : "has neither hardware counters nor kernel records");
         return 2;
@@ -309,7 +304,7 @@ int cmd_fidelity(const std::string& sim_file, const std::string& gpu_file, const
     const bool paint = use_color(stdout, color);
     if (summary) {
         if (!timing) {
-            std::fprintf(stderr, "%s: fidelity --summary needs kernel records in %s (`--profile timing`)\n", kTool, gpu_file.c_str());
+            std::fprintf(stderr, "%s: fidelity --summary needs kernel records in %s (`--profile timing`)\n", tool_name(), gpu_file.c_str());
             return 2;
         }
         tklab::profiler::write_timing_summary(std::cout, tklab::profiler::compare_timing(sim.trace, gpu.trace));
@@ -325,33 +320,34 @@ int cmd_export(const std::string& file, const std::string& out, bool salvage, bo
     std::error_code ec;
     if (std::filesystem::equivalent(file, out, ec)) {
         std::fprintf(stderr, "%s: export: %s is the trace being read; writing it would overwrite the input.\n  fix: name another "
-                     "output file, e.g. %s.chrome.json\n", kTool, out.c_str(), file.c_str());
+                     "output file, e.g. %s.chrome.json\n", tool_name(), out.c_str(), file.c_str());
         return 2;
     }
     auto l = load_or_fail(file, salvage, true);
     std::ofstream o(out, std::ios::binary);
     if (!o) {
-        std::fprintf(stderr, "%s: %s: cannot create the output file\n", kTool, out.c_str());
+        std::fprintf(stderr, "%s: %s: cannot create the output file\n", tool_name(), out.c_str());
         return 1;
     }
     tklab::trace::write_chrome(o, l.trace, {instructions});
     o.close();
     if (!o) {
-        std::fprintf(stderr, "%s: %s: writing failed\n", kTool, out.c_str());
+        std::fprintf(stderr, "%s: %s: writing failed\n", tool_name(), out.c_str());
         return 1;
     }
-    std::fprintf(stderr, "%s: wrote %s; open it at https://ui.perfetto.dev (Open trace file) or chrome://tracing\n", kTool, out.c_str());
+    std::fprintf(stderr, "%s: wrote %s; open it at https://ui.perfetto.dev (Open trace file) or chrome://tracing\n", tool_name(), out.c_str());
     return 0;
 }
 
 // `tklab run NAME --gpu ...` is `tklab_gpu run NAME ...`: the GPU build is its
 // own program (nvcc-built kernels), beside this one.
 int run_on_gpu(int argc, char** argv) {
-    const std::string gpu = tklab::cli::executable_dir() + "/tklab_gpu";
+    const std::string gpu = !tool().gpu_program.empty() ? tool().gpu_program : tklab::cli::executable_dir() + "/tklab_gpu";
     if (access(gpu.c_str(), X_OK) != 0) {
         std::fprintf(stderr, "%s run --gpu: the GPU build is missing (%s): nvcc was not found when the build was\n"
                              "  configured, or it was configured with -DTKLAB_CUDA=OFF. Install the CUDA toolkit (nvcc\n"
-                             "  at /usr/local/cuda/bin) and configure again with -DTKLAB_CUDA=ON.\n", kTool, gpu.c_str());
+                             "  at /usr/local/cuda/bin) and configure again with -DTKLAB_CUDA=ON.\n", tool_name(),
+                     (tool().gpu_program.empty() && tool().name != "tklab" ? tool().name + "_gpu" : gpu).c_str());
         return 1;
     }
     std::vector<char*> args{const_cast<char*>(gpu.c_str())};
@@ -359,26 +355,26 @@ int run_on_gpu(int argc, char** argv) {
         if (std::strcmp(argv[i], "--gpu") != 0) args.push_back(argv[i]);
     args.push_back(nullptr);
     execv(gpu.c_str(), args.data());
-    std::fprintf(stderr, "%s run --gpu: cannot start %s: %s\n", kTool, gpu.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "%s run --gpu: cannot start %s: %s\n", tool_name(), gpu.c_str(), std::strerror(errno));
     return 1;
 }
 
 // The visualizer is its own program (it needs a display and OpenGL; tklab
 // does not), built beside this one.
 int cmd_view(const std::vector<std::string>& args) {
-    const std::string viewer = tklab::cli::executable_dir() + "/tklab_view";
+    const std::string viewer = !tool().viewer.empty() ? tool().viewer : tklab::cli::executable_dir() + "/tklab_view";
     if (access(viewer.c_str(), X_OK) != 0) {
         std::fprintf(stderr, "%s view: the visualizer was not built (%s is missing): Dear ImGui, GLFW or OpenGL\n"
                              "  was not found when the build was configured. Install them (scripts/setup.sh does:\n"
-                             "  libimgui-dev libglfw3-dev libstb-dev) and build again. Meanwhile `tklab report FILE`\n"
-                             "  prints the report.\n", kTool, viewer.c_str());
+                             "  libimgui-dev libglfw3-dev libstb-dev) and build again. Meanwhile `%s report FILE`\n"
+                             "  prints the report.\n", tool_name(), viewer.c_str(), tool_name());
         return 1;
     }
     std::vector<char*> argv{const_cast<char*>(viewer.c_str())};
     for (const std::string& a : args) argv.push_back(const_cast<char*>(a.c_str()));
     argv.push_back(nullptr);
     execv(viewer.c_str(), argv.data());
-    std::fprintf(stderr, "%s view: cannot start %s: %s\n", kTool, viewer.c_str(), std::strerror(errno));
+    std::fprintf(stderr, "%s view: cannot start %s: %s\n", tool_name(), viewer.c_str(), std::strerror(errno));
     return 1;
 }
 

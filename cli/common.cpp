@@ -15,7 +15,7 @@ bool use_color(FILE* f, const std::string& mode) {
 }
 
 [[noreturn]] void fail_usage(const std::string& msg) {
-    std::fprintf(stderr, "%s: %s\n", kTool, msg.c_str());
+    std::fprintf(stderr, "%s: %s\n", tool_name(), msg.c_str());
     std::exit(2);
 }
 
@@ -70,7 +70,7 @@ std::vector<std::string> variants_to_run(const tk::host::program& p, const std::
 
 const tk::host::program& find_or_fail(const std::string& name) {
     const tk::host::program* p = tk::host::find_program(name);
-    if (!p) fail_usage("nothing called '" + name + "' to run; `" + kTool + " list` shows the kernels and lessons");
+    if (!p) fail_usage("nothing called '" + name + "' to run; `" + tool_name() + " list` shows the kernels and lessons");
     return *p;
 }
 

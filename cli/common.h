@@ -12,6 +12,10 @@
 
 namespace tklab::cli {
 
+// The whole command line, for main(): parses argv and runs the command, for
+// the programs registered in this executable (tool() says which program it is).
+int run_main(int argc, char** argv);
+
 // Colour only for a terminal, and never when NO_COLOR is set (no-color.org).
 bool use_color(FILE* f, const std::string& mode);
 

@@ -4,7 +4,10 @@
 // traces; `tklab_gpu` (built by nvcc when CUDA is found) runs the same
 // registered kernels on the GPU and times them. What they share is here and
 // in cli/common.cpp; what differs is in cli/backend_sim.cpp (tklab) and
-// cli/backend_gpu.cpp (tklab_gpu), one of which CMake builds into each.
+// cli/backend_gpu.cpp (tklab_gpu), one of which CMake builds into each of the
+// libraries tklab_cli_sim and tklab_cli_gpu. A program's main() calls
+// run_main(): cli/tklab_main.cpp's for tklab and tklab_gpu, a generated one
+// for a user's own kernels (tklab_add_kernel in cmake/tklab.cmake).
 #include <csignal>
 #include <algorithm>
 #include <cstdio>
@@ -49,7 +52,7 @@ int cmd_list() {
 
 } // namespace
 
-int main(int argc, char** argv) {
+int tklab::cli::run_main(int argc, char** argv) {
     // A file size limit (ulimit -f) must fail the write that passes it, which
     // tklab reports, rather than kill the process.
     std::signal(SIGXFSZ, SIG_IGN);

@@ -15,22 +15,25 @@ std::string checks_error(const std::string& list) {
 
 ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     ParsedCommandLine pc;
+    const std::string what = tool().lessons ? "kernels and lessons" : "kernels";
     CLI::App app{
 #if defined(TKLAB_GPU_BACKEND)
-        "tklab_gpu: runs tklab's kernels and lessons on the GPU, checks them against their CPU references and times them."
+        std::string(tool_name()) + ": runs " + (tool().lessons ? "tklab's kernels and lessons" : "its kernels") +
+        " on the GPU, checks them against their CPU references and times them."
 #else
-        "tklab: runs tile kernels and lessons in the CPU simulator, checks them against their CPU references, "
+        std::string(tool_name()) + ": runs tile " + what + " in the CPU simulator, checks them against their CPU references, "
         "reports what is slow and where, and keeps traces for the visualizer and Perfetto."
 #endif
     };
     app.set_version_flag("--version", kVersion);
     app.require_subcommand(1);
-    app.footer(std::string("Run `") + kTool + " COMMAND --help` for a command's options.");
+    app.footer(std::string("Run `") + tool_name() + " COMMAND --help` for a command's options.");
 
-    auto* list = app.add_subcommand("list", "The kernels and lessons it can run, one line each");
+    auto* list = app.add_subcommand("list", "The " + what + " it can run, one line each");
 
     RunArgs& ra = pc.run;
-    auto* run = app.add_subcommand("run", "Run a kernel or lesson by name, check it, print its report");
+    auto* run = app.add_subcommand("run", std::string(tool().lessons ? "Run a kernel or lesson" : "Run a kernel") +
+                                              " by name, check it, print its report");
     run->add_option("name", ra.name, "What to run (see `list`)")->required();
     run->add_option("--size", ra.size, "Problem size: N for every dimension, AxBxC in order, or M=512,K=128");
     run->add_option("--variant", ra.variant, "Which variant (default: the first listed), or all");
@@ -63,8 +66,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                     "memory nothing wrote), sync (barrier and mbarrier misuse); all (default) or none")
         ->check(CLI::Validator([](std::string& v) { return checks_error(v); }, "", "bug finders"));
     bool on_gpu = false;
-    run->add_flag("--gpu", on_gpu, "Run on the GPU instead (hands the command to tklab_gpu, built beside tklab when nvcc "
-                                   "was found; `tklab_gpu run --help` lists its options)");
+    const std::string gpu_tool = tool().name + "_gpu";  // tklab_gpu, or my_kernel_gpu beside my_kernel
+    run->add_flag("--gpu", on_gpu, "Run on the GPU instead (hands the command to " + gpu_tool + ", built beside " + tool().name +
+                                   " when nvcc was found; `" + gpu_tool + " run --help` lists its options)");
 
     TraceArgs& ta = pc.trace;
     auto* report = app.add_subcommand("report", "Print the report of a saved trace");
@@ -90,33 +94,37 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     fid->add_flag("--summary", ta.summary, "One line per launch: kernel times, their error and the hot lines that agree (for scripts)");
     fid->add_option("--color", ta.color, "Colour: auto, always, never")->check(CLI::IsMember({"auto", "always", "never"}));
 
-    // The workshop: `tklab lesson list|run N|check N|hint N`.
+    // The workshop: `tklab lesson list|run N|check N|hint N`; only where the
+    // lessons are linked in (not in a program of one's own kernels).
     LessonArgs& la = pc.lesson;
-    auto* lesson = app.add_subcommand("lesson", "The workshop's lessons: list, run, check and hints");
-    lesson->require_subcommand(1);
-    auto* l_list = lesson->add_subcommand("list", "The lessons, in order, and which you passed");
-    auto* l_run = lesson->add_subcommand("run", "Build and run a lesson's exercise in the simulator: report, trace, and "
-                                                "the visualizer when there is a display");
-    auto* l_check = lesson->add_subcommand("check", "Build and check a lesson's exercise: correct at several sizes, "
-                                                    "and its performance goal");
-    auto* l_hint = lesson->add_subcommand("hint", "The next hint for a lesson (each call shows one more)");
-    for (auto* c : {l_run, l_check, l_hint})
-        c->add_option("number", la.number, "The lesson's number (`tklab lesson list`)")->required();
-    for (auto* c : {l_run, l_check}) {
-        c->add_flag("--solution", la.solution, "The reference solution instead of your exercise");
-        c->add_flag("--no-build", la.no_build, "Do not rebuild first");
-        c->add_option("--seed", la.seed, "Seed of the random inputs")->capture_default_str();
+    CLI::App* lesson = nullptr;
+    if (tool().lessons) {
+        lesson = app.add_subcommand("lesson", "The workshop's lessons: list, run, check and hints");
+        lesson->require_subcommand(1);
+        auto* l_list = lesson->add_subcommand("list", "The lessons, in order, and which you passed");
+        auto* l_run = lesson->add_subcommand("run", "Build and run a lesson's exercise in the simulator: report, trace, and "
+                                                    "the visualizer when there is a display");
+        auto* l_check = lesson->add_subcommand("check", "Build and check a lesson's exercise: correct at several sizes, "
+                                                        "and its performance goal");
+        auto* l_hint = lesson->add_subcommand("hint", "The next hint for a lesson (each call shows one more)");
+        for (auto* c : {l_run, l_check, l_hint})
+            c->add_option("number", la.number, "The lesson's number (`tklab lesson list`)")->required();
+        for (auto* c : {l_run, l_check}) {
+            c->add_flag("--solution", la.solution, "The reference solution instead of your exercise");
+            c->add_flag("--no-build", la.no_build, "Do not rebuild first");
+            c->add_option("--seed", la.seed, "Seed of the random inputs")->capture_default_str();
+        }
+        for (auto* c : {l_run, l_check, l_hint})
+            c->add_option("--part", la.part, "One part of a lesson in parts (lesson 4: 1 the transpose, 2 the GEMM). Without "
+                                             "it `check` checks every part, `run` and `hint` take the first not passed yet")
+                ->check(CLI::PositiveNumber);
+        l_run->add_flag("--no-view", la.no_view, "Do not open the visualizer");
+        l_hint->add_flag("--reset", la.reset, "Show the hints from the first again");
+        (void)l_list;
     }
-    for (auto* c : {l_run, l_check, l_hint})
-        c->add_option("--part", la.part, "One part of a lesson in parts (lesson 4: 1 the transpose, 2 the GEMM). Without "
-                                         "it `check` checks every part, `run` and `hint` take the first not passed yet")
-            ->check(CLI::PositiveNumber);
-    l_run->add_flag("--no-view", la.no_view, "Do not open the visualizer");
-    l_hint->add_flag("--reset", la.reset, "Show the hints from the first again");
-    (void)l_list;
 
     // Everything after `view` goes to the visualizer, --help included.
-    auto* view = app.add_subcommand("view", "Open traces in the visualizer (`tklab view --help` for its options)");
+    auto* view = app.add_subcommand("view", "Open traces in the visualizer (`" + tool().name + " view --help` for its options)");
     view->prefix_command();
     view->set_help_flag();
 #endif
@@ -154,7 +162,7 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     else if (view->parsed()) {
         pc.command = Command::view;
         pc.view_args = view->remaining();
-    } else if (lesson->parsed()) {
+    } else if (lesson && lesson->parsed()) {
         pc.command = Command::lesson;
         la.action = lesson->get_subcommands().front()->get_name();
     }

@@ -10,11 +10,34 @@
 namespace tklab::cli {
 
 inline constexpr const char* kVersion = "tklab 0.1";
+
+// Which program this is. `tklab` and `tklab_gpu` run tklab's own kernels and
+// lessons; a program built by tklab_add_kernel() (cmake/tklab.cmake) is the
+// same command line with a user's own kernels, and its generated main() fills
+// this in before run_main() (cli/common.h) reads the command line.
+struct Tool {
 #if defined(TKLAB_GPU_BACKEND)
-inline constexpr const char* kTool = "tklab_gpu";
+    std::string name = "tklab_gpu";  // in help texts and messages
 #else
-inline constexpr const char* kTool = "tklab";
+    std::string name = "tklab";
 #endif
+    bool lessons = true;      // offers `lesson` (the workshop's lessons are linked in)
+    std::string gpu_program;  // what `run --gpu` hands over to; "": tklab_gpu beside this program
+    std::string viewer;       // what `view` starts; "": tklab_view beside this program
+    // GPU: folders whose sources name tk::region markers, besides tklab's own kernels, lessons and tk/.
+    std::vector<std::string> source_dirs;
+};
+inline Tool& tool() {
+    static Tool t;
+    return t;
+}
+inline const char* tool_name() { return tool().name.c_str(); }
+// The simulator's program of the same kernels, for messages: tklab for
+// tklab_gpu, my_kernel for my_kernel_gpu.
+inline std::string sim_tool_name() {
+    const std::string& n = tool().name;
+    return n.size() > 4 && n.compare(n.size() - 4, 4, "_gpu") == 0 ? n.substr(0, n.size() - 4) : n;
+}
 
 // `run NAME ...`: what to run and how to record it.
 struct RunArgs {

@@ -78,8 +78,34 @@ int function_end_line_in(const char* text, int line) {
     return best;
 }
 
+namespace {
+
+// The roots files are named from: tklab's own, then those add_source_root() added.
+std::vector<std::string>& source_roots() {
+    static std::vector<std::string> roots{TKLAB_SOURCE_DIR};
+    return roots;
+}
+
+} // namespace
+
+void add_source_root(const std::string& dir) {
+    std::string d = dir;
+    while (d.size() > 1 && d.back() == '/') d.pop_back();
+    if (!d.empty()) source_roots().push_back(d);
+}
+
+std::string source_relative(const std::string& path) {
+    for (const std::string& r : source_roots()) {
+        const std::string root = r + "/";
+        if (root.size() > 1 && path.compare(0, root.size(), root) == 0) return path.substr(root.size());
+    }
+    return path;
+}
+
 std::optional<std::string> read_source_text(const std::string& path) {
-    for (const std::string& p : {path, std::string(TKLAB_SOURCE_DIR) + "/" + path}) {
+    std::vector<std::string> candidates{path};
+    for (const std::string& r : source_roots()) candidates.push_back(r + "/" + path);
+    for (const std::string& p : candidates) {
         std::ifstream in(p, std::ios::binary);
         if (!in) continue;
         std::ostringstream s;

@@ -10,8 +10,18 @@
 namespace tklab::sim {
 
 // A source file's text: `path` as given, else relative to the project's root
-// (nullopt when neither reads). Traces embed kernels' sources through it too.
+// or a root add_source_root() added (nullopt when none reads). Traces embed
+// kernels' sources through it too.
 std::optional<std::string> read_source_text(const std::string& path);
+
+// Traces and reports name a file inside tklab's folder relative to it, so they
+// read the same on every machine. A program of one's own kernels
+// (tklab_add_kernel) adds its project's folder, before the first launch, so
+// its files are named the same way.
+void add_source_root(const std::string& dir);
+// `path` relative to the first root it is inside (tklab's, then the added
+// ones), else as given.
+std::string source_relative(const std::string& path);
 
 // The line of the `}` that closes the outermost function body around `line`
 // of `file` (namespaces, classes and structs are not function bodies).

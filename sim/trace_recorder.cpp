@@ -9,21 +9,9 @@
 #include <stdexcept>
 #include <tuple>
 
-#ifndef TKLAB_SOURCE_DIR
-#define TKLAB_SOURCE_DIR ""
-#endif
-
 namespace tklab::sim {
 
 namespace {
-
-// Paths inside the project are stored relative to its root, so traces and
-// reports read the same on every machine.
-std::string project_relative(const std::string& path) {
-    const std::string root = std::string(TKLAB_SOURCE_DIR) + "/";
-    if (root.size() > 1 && path.compare(0, root.size(), root) == 0) return path.substr(root.size());
-    return path;
-}
 
 uint64_t parse_index(const std::string& s, const std::string& spec) {
     if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos)
@@ -115,7 +103,8 @@ void TraceRecorder::emit(const trace::json& record) {
 }
 
 uint32_t TraceRecorder::file_id(const std::string& raw) {
-    const std::string path = project_relative(raw);
+    // Stored relative to the project's root (or a user's, kernel_source.h).
+    const std::string path = source_relative(raw);
     for (uint32_t i = 1; i < trace_.files.size(); ++i)
         if (trace_.files[i].path == path) return i;
     trace::SourceFile f;
