@@ -30,7 +30,17 @@ int cmd_list() {
             std::printf("  %-*s  %s\n  %-*s  variants %s; sizes", int(w), p.name.c_str(), p.summary.c_str(), int(w), "",
                         variants.c_str());
             for (const auto& d : p.dims) std::printf(" %s=%d", d.name.c_str(), d.default_value);
-            std::printf(" (multiples of %d)\n", p.dims.empty() ? 1 : p.dims[0].multiple);
+            // One multiple for all, or each size's own where they differ.
+            bool same = true;
+            for (const auto& d : p.dims) same = same && d.multiple == p.dims.front().multiple;
+            if (same) {
+                std::printf(" (multiples of %d)\n", p.dims.empty() ? 1 : p.dims[0].multiple);
+            } else {
+                std::string each;
+                for (const auto& d : p.dims)
+                    each += (each.empty() ? "" : ", ") + d.name + (d.multiple == 1 ? " any" : " a multiple of " + std::to_string(d.multiple));
+                std::printf(" (%s)\n", each.c_str());
+            }
         }
     }
     if (tk::host::registry().empty()) std::printf("nothing registered\n");
