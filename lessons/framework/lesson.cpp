@@ -152,7 +152,7 @@ bool add_parts(int lesson, std::string first_part_title, std::vector<Part> more)
 std::vector<Part> parts(const Lesson& l) {
     const auto it = more_parts().find(l.number);
     std::vector<Part> all{Part{it == more_parts().end() ? "" : it->second.first_title, l.program, "exercise.cuh",
-                               "solution.cuh", l.sizes, l.shape, l.goals, {}, ""}};
+                               "solution.cuh", l.sizes, l.shape, l.goals, {}, "", l.explain}};
     if (it != more_parts().end()) all.insert(all.end(), it->second.more.begin(), it->second.more.end());
     return all;
 }
@@ -204,6 +204,7 @@ CheckResult check(const Part& l, const tk::host::program& p, const std::string& 
                         << " vs expected " << fmt("%.6g", want[at]) << "\n";
                 }
                 if (bad.size() > 5) out << "  ... and " << bad.size() - 5 << " more\n";
+                if (l.explain) out << l.explain(dims, seed + unsigned(i), got, want);
                 res.report = out.str();
                 return res;
             }

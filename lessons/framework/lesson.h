@@ -42,6 +42,15 @@ struct CheckResult {
     std::string report;  // the lines to print
 };
 
+// Why a wrong output is wrong, in the lesson's own terms (lesson 12: C holds
+// one slice's partial product, or some k-steps are counted twice): given the
+// size, the inputs' seed, the kernel's output and the CPU reference, lines
+// the check prints under the mismatches ("  why: ...\n  fix: ...\n"), or ""
+// when it has nothing to say. Runs after the variant's launches, so
+// sim::last_run() is the variant's last launch.
+using Explain = std::function<std::string(const tk::host::dims_t&, unsigned seed, const std::vector<float>& got,
+                                          const std::vector<double>& want)>;
+
 // A part of a lesson after the first (lesson 4: a transpose, then a GEMM):
 // its own program, exercise file, sizes and goals. The check takes the parts
 // in order and stops at the first that fails.
@@ -61,6 +70,7 @@ struct Part {
     // A trace in the lesson's folder that `tklab lesson run` opens beside
     // the run's own (lesson 9: an H100's run of the same kernel).
     std::string beside;
+    Explain explain = {};  // optional
 };
 
 struct Lesson {
@@ -72,6 +82,7 @@ struct Lesson {
     // rows x cols of the output for a size, to name a wrong element's place.
     std::function<std::pair<int, int>(const tk::host::dims_t&)> shape;
     std::vector<Goal> goals;  // checked on the last size's run
+    Explain explain = {};     // optional: why a wrong output is wrong
 };
 
 // Every part of a lesson, the first made from the lesson's own fields, the

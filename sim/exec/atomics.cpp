@@ -97,7 +97,7 @@ void Executor::global_atomic(bool returns) {
         LaneOp& o = lane_op(l);
         al[l] = &check_global(lane(l), o.gptr, 4, what);
         streamed = streamed || b_.memory.streamed(al[l]->bytes);
-        check_global_written(lane(l), *al[l], uintptr_t(o.gptr), 4, returns ? "an atomic's read (atom.global)" : "a reduction's read (red.global)");
+        check_global_written(lane(l), *al[l], uintptr_t(o.gptr), 4, returns ? "an atomic's read (atom.global)" : "a reduction's read (red.global)", true);
     });
     // Blocks on other host threads (Options::host_threads > 1) may update the
     // same word: each lane's read-modify-write is one host atomic, so none is

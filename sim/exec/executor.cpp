@@ -120,7 +120,7 @@ void Executor::issue_overhead(Op op) {
 }
 
 // A read of global memory in `al`: every byte must have been written (by an upload or a kernel).
-void Executor::check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what) {
+void Executor::check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what, bool atomic) {
     if (!b_.checks.uninit) return;
     if (auto bad = al.first_unwritten(a, bytes)) {
         if (t.allow_uninit > 0) {  // tk::allow_uninitialized_reads: a note, not an error
@@ -131,9 +131,13 @@ void Executor::check_global_written(const Thread& t, const Allocation& al, uintp
         s << "read of global memory nothing wrote: " << what << " of " << bytes << " bytes at " << hex(a) << " reads byte " << hex(*bad)
           << " (byte " << (*bad - al.base) << " of '" << al.name << "'), which neither the host (an upload) nor a kernel has written";
         std::ostringstream m;
-        m << line_of(t.kfile, t.kline) << ": error: " << s.str() << " (" << where(t) << ").\n  fix: "
-          << "upload the buffer before the launch (tk::device_buffer(n, values) or upload()) or write it in an earlier kernel; "
-             "fresh device memory is garbage, not zeros";
+        m << line_of(t.kfile, t.kline) << ": error: " << s.str() << " (" << where(t) << ").\n  fix: ";
+        if (atomic)
+            m << "an atomic updates the value already there, so give every word its starting value first (zeros for a sum: "
+                 "a kernel launched before this one that stores them, or an upload); fresh device memory is garbage, not zeros";
+        else
+            m << "upload the buffer before the launch (tk::device_buffer(n, values) or upload()) or write it in an earlier kernel; "
+                 "fresh device memory is garbage, not zeros";
         throw SimError(ErrorKind::uninitialized_read, m.str(), t.kfile, t.kline);
     }
 }

@@ -89,7 +89,9 @@ private:
         b_.hooks.access(who, addr, bytes, write, op0_->op, t.kfile, t.kline, t.ids.block, false, t.allow_uninit > 0, atomic);
     }
     // A read of global memory in `al`: every byte must have been written (by an upload or a kernel).
-    void check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what);
+    // `atomic`: the read is an atomic's (atom/red), which adds to (or
+    // compares with) the old value: the fix is to initialise it first.
+    void check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what, bool atomic = false);
 
     // Waits before issue; the event keeps the reason that cost the most.
     void wait_until(uint64_t when, Stall why) {
