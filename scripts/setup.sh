@@ -1,17 +1,30 @@
 #!/usr/bin/env bash
 # Installs what is missing (Debian 12 / Ubuntu 24.04 or newer), builds tklab,
 # and runs the flagship demo in the simulator.
-#   scripts/setup.sh            GPU targets too when nvcc is found
+#   scripts/setup.sh                  GPU targets too when nvcc is found
 #   TKLAB_CUDA=OFF scripts/setup.sh   simulator only
+#   scripts/setup.sh --workshop       a student's laptop: installs what the lessons
+#                                     need, builds `tklab` alone (simulator only) and
+#                                     runs lesson 1 at once; `cmake --build build`
+#                                     then builds the rest (the visualizer, the tests)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+workshop=0
+for arg in "$@"; do
+  case "$arg" in
+    --workshop) workshop=1 ;;
+    -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;;
+    *) echo "setup.sh: unknown option '$arg' (see --help)" >&2; exit 2 ;;
+  esac
+done
+
 packages=(build-essential cmake ninja-build catch2 nlohmann-json3-dev libboost-context-dev libcli11-dev
-          # the fuzzers (fuzz/): clang and its libFuzzer and sanitizer runtimes
-          clang libclang-rt-dev
-          # the visualizer: Dear ImGui, GLFW, OpenGL (Mesa), stb for PNG, a font;
-          # Xvfb for its headless screenshots and tests
-          libimgui-dev libglfw3-dev libstb-dev libgl-dev libgl1-mesa-dri fonts-dejavu-core xvfb xauth)
+          # the visualizer: Dear ImGui, GLFW, OpenGL (Mesa), stb for PNG, a font
+          libimgui-dev libglfw3-dev libstb-dev libgl-dev libgl1-mesa-dri fonts-dejavu-core)
+# The fuzzers (fuzz/): clang and its libFuzzer and sanitizer runtimes; Xvfb for
+# the visualizer's headless screenshots and tests. A workshop laptop needs none.
+((workshop)) || packages+=(clang libclang-rt-dev xvfb xauth)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
@@ -29,6 +42,19 @@ fi
 
 preset=default
 [ "${TKLAB_CUDA:-AUTO}" = "OFF" ] && preset=sim-only
+if ((workshop)); then
+  # The lessons run in the simulator: no CUDA, and `tklab` first (what
+  # `tklab lesson run` rebuilds); the rest can build while lesson 1 is read.
+  echo "==> configuring (preset sim-only)"
+  cmake --preset sim-only >/dev/null
+  echo "==> building tklab (a few minutes the first time)"
+  cmake --build --preset sim-only --target tklab
+  echo "==> lesson 1: build/tklab lesson run 1 --no-view"
+  build/tklab lesson run 1 --no-view || true  # the exercise's holes make its check fail: that is the start
+  echo "==> next: read lessons/01_tiles/README.md and edit lessons/01_tiles/exercise.cuh;"
+  echo "    cmake --build build   builds the visualizer (and the tests) for \`build/tklab lesson run 1\` to open it"
+  exit 0
+fi
 echo "==> configuring (preset $preset)"
 cmake --preset "$preset" >/dev/null
 echo "==> building (this takes a few minutes the first time; GPU targets add more)"
