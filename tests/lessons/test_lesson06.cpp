@@ -200,7 +200,7 @@ TEST_CASE("lesson 6: the README's compiler and H100 figures are the committed re
                       r64 = column_of(regs, "lesson06       tile64", 3);
     CHECK_THAT(readme, Catch::Contains("gives this kernel " + r16 + ", " + r32 + " and " + r64 + " registers"));
     // The simulator's and the H100's kernel times at many waves: results/fidelity_timing_h100.txt
-    // (scripts/fidelity/timing.sh), its simulator and GPU columns (words 3 and 5), e.g. 75.64 and 89.76.
+    // (scripts/fidelity/timing.sh), its simulator and GPU columns (words 3 and 5), e.g. 84.68 and 87.71.
     const std::string fid = text_of(root / "results" / "fidelity_timing_h100.txt");
     auto us = [&](const std::string& variant, size_t col) { return column_of(fid, "  many  lesson06       " + variant, col); };
     for (size_t col : {3, 5}) {
