@@ -1,6 +1,7 @@
 #include "sim/banks.h"
 
 #include <algorithm>
+#include <bit>
 
 namespace tklab::sim {
 namespace {
@@ -82,9 +83,8 @@ BankAnalysis analyze_atomic(uint32_t active_mask, const uint32_t addr[32]) {
     BankAnalysis out;
     if (active_mask == 0) return out;
     uint8_t per_bank[32] = {};
-    for (uint32_t m = active_mask; m; m &= m - 1) ++per_bank[(addr[__builtin_ctz(m)] / 4) % 32];
-    uint8_t worst = 0;
-    for (int b = 0; b < 32; ++b) worst = per_bank[b] > worst ? per_bank[b] : worst;
+    for (uint32_t m = active_mask; m; m &= m - 1) ++per_bank[(addr[std::countr_zero(m)] / 4) % 32];
+    const uint8_t worst = *std::max_element(per_bank, per_bank + 32);
     std::copy(per_bank, per_bank + 32, out.bank_words);
     out.wavefronts = worst;
     out.ideal = 1;
