@@ -6,9 +6,11 @@
 #include <filesystem>
 #include <fstream>
 #include <sstream>
+#include <set>
 #include <vector>
 #include <unistd.h>
 #include <nlohmann/json.hpp>
+#include "lessons/framework/hints.h"
 #include "lessons/framework/lesson.h"
 
 namespace tklab::cli {
@@ -56,6 +58,28 @@ struct Progress {
     int hints(int n, int part) const { return doc.value("hints", json::object()).value(key(n, part, true), 0); }
     bool passed(int n, int part = 0) const { return doc.value("passed", json::object()).value(key(n, part, false), false); }
     void set_hints(int n, int part, int k) { doc["hints"][key(n, part, true)] = k; save(); }
+    // The mistake the last failed check diagnosed ("" when none, or passed),
+    // and the mistakes whose hint was shown.
+    std::string mistake(int n, int part) const { return doc.value("mistake", json::object()).value(key(n, part, true), std::string()); }
+    void set_mistake(int n, int part, const std::string& m) { doc["mistake"][key(n, part, true)] = m; save(); }
+    std::set<std::string> mistake_hints(int n, int part) const {
+        std::set<std::string> out;
+        const json shown = doc.value("mistake_hints", json::object()).value(key(n, part, true), json::array());
+        for (const auto& m : shown)
+            if (m.is_string()) out.insert(m.get<std::string>());
+        return out;
+    }
+    void add_mistake_hint(int n, int part, const std::string& m) {
+        json& shown = doc["mistake_hints"][key(n, part, true)];
+        if (!shown.is_array()) shown = json::array();
+        shown.push_back(m);
+        save();
+    }
+    void reset_hints(int n, int part) {
+        doc["hints"][key(n, part, true)] = 0;
+        doc["mistake_hints"][key(n, part, true)] = json::array();
+        save();
+    }
     void set_passed(int n, int part = 0) { doc["passed"][key(n, part, false)] = true; save(); }
     void save() const { std::ofstream(file) << doc.dump(2) << "\n"; }
 };
@@ -145,26 +169,9 @@ int part_number(const lessons::Lesson& l, const std::vector<lessons::Part>& all,
     return 1;
 }
 
-std::vector<std::string> split_hints(const std::string& text) {
-    std::vector<std::string> out;
-    std::istringstream in(text);
-    std::string line, cur;
-    while (std::getline(in, line)) {
-        if (line == "---") {
-            out.push_back(cur);
-            cur.clear();
-        } else {
-            cur += line + "\n";
-        }
-    }
-    out.push_back(cur);
-    std::vector<std::string> kept;
-    for (auto& h : out)
-        if (h.find_first_not_of(" \n\t") != std::string::npos) kept.push_back(h.substr(h.find_first_not_of("\n")));
-    return kept;
-}
-
-// A lesson in parts keeps each part's hints beside its exercise (part2_gemm/hints.md).
+// A lesson in parts keeps each part's hints beside its exercise
+// (part2_gemm/hints.md). After a failed check that diagnosed a known mistake,
+// that mistake's hint comes first; then the general hints in order.
 int hint(const lessons::Lesson& l, const LessonArgs& a) {
     const auto all = lessons::parts(l);
     const int n = part_number(l, all, a.part);
@@ -172,7 +179,7 @@ int hint(const lessons::Lesson& l, const LessonArgs& a) {
     const std::string which = all.size() > 1 ? " part " + std::to_string(n) : "";
     Progress prog;
     if (a.reset) {
-        prog.set_hints(l.number, n, 0);
+        prog.reset_hints(l.number, n);
         std::printf("hints for lesson %d%s start again\n", l.number, which.c_str());
         return 0;
     }
@@ -181,18 +188,25 @@ int hint(const lessons::Lesson& l, const LessonArgs& a) {
         std::fprintf(stderr, "tklab lesson: %s is missing\n", file.string().c_str());
         return 1;
     }
-    const auto hints = split_hints(read_file(file));
+    const lessons::Hints hints = lessons::parse_hints(read_file(file));
     const int shown = prog.hints(l.number, n);
     const std::string part_flag = all.size() > 1 ? " --part " + std::to_string(n) : "";
-    if (shown >= int(hints.size())) {
+    const auto next = lessons::next_hint(hints, shown, prog.mistake(l.number, n), prog.mistake_hints(l.number, n));
+    if (!next) {
         std::printf("No more hints for lesson %d%s. The reference solution is %s/%s; "
                     "`tklab lesson run %d%s --solution` runs it. (`tklab lesson hint %d%s --reset` starts the hints again.)\n",
                     l.number, which.c_str(), l.folder.c_str(), part.solution.c_str(), l.number, part_flag.c_str(), l.number,
                     part_flag.c_str());
         return 0;
     }
-    std::printf("Hint %d of %zu for lesson %d%s:\n\n%s", shown + 1, hints.size(), l.number, which.c_str(),
-                hints[size_t(shown)].c_str());
+    if (!next->mistake.empty()) {
+        std::printf("A hint on the mistake your last check found (%s) for lesson %d%s:\n\n%s", next->mistake.c_str(), l.number,
+                    which.c_str(), next->text.c_str());
+        prog.add_mistake_hint(l.number, n, next->mistake);
+        return 0;
+    }
+    std::printf("Hint %d of %zu for lesson %d%s:\n\n%s", shown + 1, hints.general.size(), l.number, which.c_str(),
+                next->text.c_str());
     prog.set_hints(l.number, n, shown + 1);
     return 0;
 }
@@ -220,10 +234,13 @@ int check(const lessons::Lesson& l, const LessonArgs& a) {
                         l.title.c_str(), which.c_str(), variant.c_str(), part.sizes.size());
         const auto r = lessons::check(part, *p, variant, a.seed);
         std::printf("%s", r.report.c_str());
+        if (!a.solution) Progress().set_mistake(l.number, n, r.passed ? "" : r.mistake);
         if (!r.passed) {
             const std::string run_it = "tklab lesson run " + std::to_string(l.number) + (n > 1 ? " --part " + std::to_string(n) : "");
-            std::printf("\nNot yet: the %s part failed. Fix %s/%s and check again (`%s` runs it); `tklab lesson hint %d` "
-                        "gives a hint.\n", r.part.c_str(), l.folder.c_str(), part.exercise.c_str(), run_it.c_str(), l.number);
+            const std::string hint_it = "tklab lesson hint " + std::to_string(l.number) + (n > 1 ? " --part " + std::to_string(n) : "");
+            std::printf("\nNot yet: the %s part failed. Fix %s/%s and check again (`%s` runs it); `%s` gives a hint%s.\n",
+                        r.part.c_str(), l.folder.c_str(), part.exercise.c_str(), run_it.c_str(), hint_it.c_str(),
+                        r.mistake.empty() ? "" : " on that mistake");
             return 1;
         }
         if (!a.solution) Progress().set_passed(l.number, n);

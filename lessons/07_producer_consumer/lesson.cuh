@@ -95,6 +95,71 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 // kernel with one stage (wrong/one_stage.cuh, `--variant one_stage`: load,
 // compute, load, compute) waits 59.1% of the time and takes 15459 cycles.
 // (One producer warp's copies are the bottleneck either way: README.md.)
+// Waits on an mbarrier by the consumer warps (0-3), in the run's kept blocks.
+inline uint64_t consumer_waits(const tklab::lessons::Symptom& s) {
+    uint64_t n = 0;
+    if (s.run)
+        for (const auto& b : s.run->blocks)
+            for (const auto& e : b.events)
+                n += (e.op == tklab::sim::Op::mbar_wait || e.op == tklab::sim::Op::mbar_test_wait) && e.warp < kProducerWarp;
+    return n;
+}
+
+// This lesson's known mistakes (lessons/framework/diagnosis.h), most specific
+// first; each has its hint in hints.md, and wrong/ holds an example of each.
+inline std::vector<tklab::lessons::Mistake> mistakes() {
+    using tklab::lessons::Symptom;
+    using tklab::sim::ErrorKind;
+    const std::string consumers = std::to_string(kConsumerThreads) + " arrivals";
+    return {
+        {"arrival_count",
+         [](const Symptom& s) { return s.error == ErrorKind::sync_misuse && s.says("lanes arrived at once on mbarrier"); },
+         "a semaphore's arrival count does not match who arrives. init_semaphore(sem, n) completes a phase after n "
+         "arrivals, and arrive() from a warp is 32 arrivals, one per thread: \"full\" counts the producer's " +
+             std::to_string(kProducerThreads) + " threads, \"empty\" the consumers' " + std::to_string(kConsumerThreads) + "."},
+        {"parity_counts_k_steps",
+         [](const Symptom& s) { return s.says("went on at once: that barrier had completed no phase yet"); },
+         "the phase counts k-steps instead of rounds of the ring. Slot k % kStages is used for the (k / kStages)-th time "
+         "at k-step k, so it waits for parity (k / kStages) % 2; k % 2 waits for parity 1 on a slot whose semaphore "
+         "has completed nothing yet, and a fresh mbarrier lets a wait for parity 1 through at once."},
+        {"consumers_do_not_wait",
+         [](const Symptom& s) { return s.error == ErrorKind::uninitialized_read && consumer_waits(s) == 0; },
+         "the consumers load the slot without waiting for it to be full, so they read tiles the producer's copies have "
+         "not written yet. Before loading, wait(st.full, phase); the producer arrive(st.full)s once its copies landed."},
+        {"full_before_copies_land",
+         [](const Symptom& s) { return s.error == ErrorKind::uninitialized_read && consumer_waits(s) > 0; },
+         "the consumers waited for \"full\" and still read tiles nothing had written: the producer arrives on \"full\" "
+         "before its copies have landed. cp.async copies land only at load_async_wait<0>(); arrive(st.full) after it."},
+        {"producer_waits_this_round",
+         [consumers](const Symptom& s) {
+             return s.error == ErrorKind::deadlock && s.names_line_with("empty") && !s.says("arrivals came from") &&
+                    s.says("0 of " + consumers + "; nothing has arrived on it yet");
+         },
+         "the producer waits on \"empty\" for this round's phase, which only the consumers can complete after it "
+         "filled the slot: nobody moves. It waits for the previous round's release, phase ^ 1 (a fresh mbarrier counts "
+         "parity 1 as done, so round 0 goes through)."},
+        {"consumers_never_release",
+         [consumers](const Symptom& s) {
+             return s.error == ErrorKind::deadlock && s.says("arrivals came from") &&
+                    s.says("0 of " + consumers + "; nothing has arrived on it yet");
+         },
+         "the ring ran once around and stopped: nobody ever arrived on \"empty\", so the producer waits for a free "
+         "slot for ever. Each consumer warp arrive(st.empty)s after its mma on the slot."},
+        {"phase_never_flips",
+         [](const Symptom& s) {
+             return s.part == "correctness" && s.nan == 0 && s.dims.count("K") && s.dims.at("K") / kBlock > kStages;
+         },
+         "right while the ring has not wrapped, wrong once it has (more than kStages k-steps): in round 1 the waits "
+         "still ask for phase 0, which completed in round 0, so they go on with the old tiles. The phase flips every "
+         "round: (k / kStages) % 2."},
+        {"ring_too_short",
+         [](const Symptom& s) { return s.part == "goal" && s.says("waiting at barriers"); },
+         "the warps take turns instead of overlapping: with too few slots in the ring (one) the producer cannot load "
+         "the next k-step while the consumers compute on this one. Use all kStages slots, k-step k in slot "
+         "k % kStages."},
+    };
+}
+
 inline tklab::lessons::Lesson lesson() {
     return tklab::lessons::Lesson{
         .number = 7,
@@ -107,6 +172,7 @@ inline tklab::lessons::Lesson lesson() {
                   {{"M", 128}, {"N", 128}, {"K", 512}}},
         .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("M"), d.at("N")}; },
         .goals = {tklab::lessons::max_barrier_wait_share(0.53)},
+        .mistakes = mistakes(),
     };
 }
 #endif

@@ -152,7 +152,7 @@ bool add_parts(int lesson, std::string first_part_title, std::vector<Part> more)
 std::vector<Part> parts(const Lesson& l) {
     const auto it = more_parts().find(l.number);
     std::vector<Part> all{Part{it == more_parts().end() ? "" : it->second.first_title, l.program, "exercise.cuh",
-                               "solution.cuh", l.sizes, l.shape, l.goals, {}, "", l.explain}};
+                               "solution.cuh", l.sizes, l.shape, l.goals, {}, "", l.explain, l.mistakes}};
     if (it != more_parts().end()) all.insert(all.end(), it->second.more.begin(), it->second.more.end());
     return all;
 }
@@ -161,20 +161,41 @@ CheckResult check(const Lesson& l, const tk::host::program& p, const std::string
     return check(parts(l).front(), p, variant, seed);
 }
 
+namespace {
+
+// A failed check: the lesson's known mistake that fits, named under the report.
+CheckResult diagnosed(const Part& l, CheckResult res, Symptom& s) {
+    s.part = res.part;
+    s.report = res.report;
+    if (const Mistake* m = diagnose(l.mistakes, s)) {
+        res.mistake = m->name;
+        res.report += "likely mistake: " + m->likely + "\n";
+    }
+    return res;
+}
+
+} // namespace
+
 CheckResult check(const Part& l, const tk::host::program& p, const std::string& variant, unsigned seed) {
     if (l.custom_check) {
+        CheckResult res;
         try {
-            return l.custom_check(l, p, variant, seed);
+            res = l.custom_check(l, p, variant, seed);
         } catch (const std::exception& e) {
-            return CheckResult{false, "error", std::string("the check could not run: ") + relative(e.what()) + "\n"};
+            res = CheckResult{false, "error", std::string("the check could not run: ") + relative(e.what()) + "\n"};
         }
+        if (res.passed) return res;
+        Symptom s;
+        return diagnosed(l, res, s);
     }
     CheckResult res;
     std::ostringstream out;
     for (size_t i = 0; i < l.sizes.size(); ++i) {
         tk::host::dims_t dims;
+        Symptom s;
         try {
             dims = p.resolve(l.sizes[i]);
+            s.dims = dims;
             auto c = p.make(dims, seed + unsigned(i));
             c->run(variant);
             const auto got = c->output();
@@ -199,26 +220,35 @@ CheckResult check(const Part& l, const tk::host::program& p, const std::string& 
                 for (size_t k = 0; k < std::min<size_t>(bad.size(), 5); ++k) {
                     const size_t at = bad[k];
                     const int r = cols > 0 ? int(at / size_t(cols)) : 0, col = cols > 0 ? int(at % size_t(cols)) : int(at);
-                    (void)rows;
                     out << "  (" << r << ", " << col << "): yours " << fmt("%.6g", at < got.size() ? got[at] : NAN)
                         << " vs expected " << fmt("%.6g", want[at]) << "\n";
                 }
                 if (bad.size() > 5) out << "  ... and " << bad.size() - 5 << " more\n";
                 if (l.explain) out << l.explain(dims, seed + unsigned(i), got, want);
                 res.report = out.str();
-                return res;
+                describe_output(s, got, want, tol, rows, cols);
+                s.run = &sim::last_run();
+                return diagnosed(l, res, s);
             }
             out << "correct at " << dims_text(dims) << "\n";
         } catch (const sim::SimError& e) {
             res.part = "error";
             out << "the kernel stopped at " << dims_text(dims) << ": " << relative(e.what()) << "\n";
             res.report = out.str();
-            return res;
+            s.error = e.kind;
+            s.message = relative(e.what());
+            s.file = relative(e.file);
+            s.line = e.line;
+            s.code = source_line(e.file, e.line);
+            s.named_code = named_source_lines(e.what());
+            s.run = &sim::last_run();
+            return diagnosed(l, res, s);
         } catch (const std::exception& e) {
             res.part = "error";
             out << "the check could not run at " << dims_text(dims) << ": " << relative(e.what()) << "\n";
             res.report = out.str();
-            return res;
+            s.message = relative(e.what());
+            return diagnosed(l, res, s);
         }
     }
     const sim::RunResult& last = sim::last_run();
@@ -227,7 +257,12 @@ CheckResult check(const Part& l, const tk::host::program& p, const std::string& 
             res.part = "goal";
             out << "goal missed: " << g.what << "\n  " << *why << "\n";
             res.report = out.str();
-            return res;
+            Symptom s;
+            s.dims = l.sizes.empty() ? tk::host::dims_t{} : p.resolve(l.sizes.back());
+            s.goal = g.what;
+            s.goal_why = *why;
+            s.run = &last;
+            return diagnosed(l, res, s);
         }
         out << "goal met: " << g.what << "\n";
     }

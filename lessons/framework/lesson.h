@@ -16,6 +16,7 @@
 #include <string>
 #include <utility>
 #include <vector>
+#include "lessons/framework/diagnosis.h"
 #include "sim/events.h"
 #include "tk/host/registry.h"
 
@@ -40,6 +41,7 @@ struct CheckResult {
     bool passed = false;
     std::string part;    // "correctness", "goal", "error" when failed
     std::string report;  // the lines to print
+    std::string mistake = {};  // when failed: the known mistake diagnosed (diagnosis.h), "" for none
 };
 
 // Why a wrong output is wrong, in the lesson's own terms (lesson 12: C holds
@@ -71,6 +73,9 @@ struct Part {
     // the run's own (lesson 9: an H100's run of the same kernel).
     std::string beside;
     Explain explain = {};  // optional
+    // The part's known mistakes, most specific first (diagnosis.h): a failed
+    // check names the first that fits, and `tklab lesson hint` serves its hint.
+    std::vector<Mistake> mistakes = {};
 };
 
 struct Lesson {
@@ -83,6 +88,7 @@ struct Lesson {
     std::function<std::pair<int, int>(const tk::host::dims_t&)> shape;
     std::vector<Goal> goals;  // checked on the last size's run
     Explain explain = {};     // optional: why a wrong output is wrong
+    std::vector<Mistake> mistakes = {};  // the first part's known mistakes (Part::mistakes)
 };
 
 // Every part of a lesson, the first made from the lesson's own fields, the

@@ -37,21 +37,21 @@ using KnownWrong = lesson_tests::KnownWrong<lesson07::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson07::wrong_empty::kernel, "correctness",
-     "4096 of 4096 elements differ from the CPU reference (largest error inf"},
+     "4096 of 4096 elements differ from the CPU reference (largest error inf", "nothing_stored"},
     {"wrong/wrong_parity.cuh", lesson07::wrong_wrong_parity::kernel, "error",
-     "wrong_parity.cuh:37), 0 of 128 arrivals"},
+     "wrong_parity.cuh:37), 0 of 128 arrivals", "producer_waits_this_round"},
     {"wrong/never_release.cuh", lesson07::wrong_never_release::kernel, "error",
-     "never_release.cuh:36), 0 of 128 arrivals"},
+     "never_release.cuh:36), 0 of 128 arrivals", "consumers_never_release"},
     {"wrong/wrong_count.cuh", lesson07::wrong_wrong_count::kernel, "error",
-     "wrong_count.cuh:66: error: 32 lanes arrived at once on mbarrier"},
+     "wrong_count.cuh:66: error: 32 lanes arrived at once on mbarrier", "arrival_count"},
     {"wrong/early_full.cuh", lesson07::wrong_early_full::kernel, "error",
-     "early_full.cuh:60: error: read of shared memory nothing wrote"},
+     "early_full.cuh:60: error: read of shared memory nothing wrote", "full_before_copies_land"},
     {"wrong/k_mod_2.cuh", lesson07::wrong_k_mod_2::kernel, "error",
-     "went on at once: that barrier had completed no phase yet"},
+     "went on at once: that barrier had completed no phase yet", "parity_counts_k_steps"},
     {"wrong/no_flip.cuh", lesson07::wrong_no_flip::kernel, "correctness",
-     "correctness: wrong at K=256 M=64 N=128"},
+     "correctness: wrong at K=256 M=64 N=128", "phase_never_flips"},
     {"wrong/one_stage.cuh", lesson07::wrong_one_stage::kernel, "goal",
-     "warps spent 59.1% of their time waiting at barriers"},
+     "warps spent 59.1% of their time waiting at barriers", "ring_too_short"},
 };
 
 } // namespace
@@ -72,6 +72,8 @@ TEST_CASE("lesson 7: the exercise as shipped fails the check", "[lessons][lesson
     CHECK(res.part == "error");
     // The consumers read the stage before the copies landed: an uninitialised read, at the reading line.
     CHECK(res.report.find("exercise.cuh:82: error: read of shared memory nothing wrote") != std::string::npos);
+    // Nothing waits on "full" yet: that is what the check says is likely.
+    CHECK(res.mistake == "consumers_do_not_wait");
 }
 
 TEST_CASE("lesson 7: a deadlock is reported, with the line every warp waits at", "[lessons][lesson07]") {
@@ -91,6 +93,10 @@ TEST_CASE("lesson 7: a deadlock is reported, with the line every warp waits at",
 
 TEST_CASE("lesson 7: every known-wrong kernel fails with its message", "[lessons][lesson07]") {
     lesson_tests::check_known_wrong("lessons/07_producer_consumer", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 7: every known mistake has its hint and a kernel that shows it", "[lessons][lesson07]") {
+    lesson_tests::check_mistakes("lessons/07_producer_consumer", lesson07::mistakes(), known_wrong, {"consumers_do_not_wait"});
 }
 
 TEST_CASE("lesson 7: the known-wrong list covers lessons/07_producer_consumer/wrong/", "[lessons][lesson07]") {
