@@ -22,6 +22,7 @@
 #include "tk/tk.h"
 #include "tk/host/registry.h"
 #if !defined(TK_GPU)
+#include <regex>
 #include "lessons/framework/lesson.h"
 #endif
 
@@ -141,6 +142,83 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 }
 
 #if !defined(TK_GPU)
+// A wait that can never complete, as the deadlock finder counts it: "N of M
+// arrivals" for the waiting warp's phase; {-1, -1} when the message has none.
+inline std::pair<int, int> arrivals_of_wait(const tklab::lessons::Symptom& s) {
+    static const std::regex counted(R"(([0-9]+) of ([0-9]+) arrivals)");
+    std::smatch m;
+    if (!std::regex_search(s.message, m, counted)) return {-1, -1};
+    return {std::stoi(m[1].str()), std::stoi(m[2].str())};
+}
+
+// This lesson's known mistakes (lessons/framework/diagnosis.h), most specific
+// first; each has its hint in hints.md, and wrong/ (or the exercise) holds an
+// example of each. They read the finders' messages, which name what went
+// wrong in the simulator's words, and say it in the kernel's: the halo, the
+// stages, the warps' sums.
+inline std::vector<tklab::lessons::Mistake> mistakes() {
+    using tklab::lessons::Symptom;
+    using tklab::sim::ErrorKind;
+    const auto waits_forever = [](const Symptom& s) {
+        return s.error == ErrorKind::deadlock || s.error == ErrorKind::sync_misuse;
+    };
+    // The block's last thread: the one whose last step reads the halo.
+    const std::string last_thread = "warp " + std::to_string(kWarps - 1) + " lane 31 ";
+    return {
+        {"halo_not_copied",
+         [last_thread](const Symptom& s) {
+             return s.error == ErrorKind::uninitialized_read && s.says("(ld.shared)") && s.says(last_thread);
+         },
+         "the halo was never copied: thread " + std::to_string(kThreads - 1) +
+             "'s last step reads the float just past its chunk, the next chunk's first, and no cp.async put it in "
+             "the stage. start_chunk must add the halo piece to the chunk's " + std::to_string(kPieces) +
+             " for every chunk that has a next one: check the condition that adds it."},
+        {"halo_past_the_row",
+         [](const Symptom& s) { return s.error == ErrorKind::fault && s.says("out-of-bounds global-memory cp.async source"); },
+         "the halo is copied for the row's last chunk too, which has no next chunk: its \"halo\" lies past the end of "
+         "the row (for the last row, past the end of X). Copy the extra piece only when c + 1 < chunks; the last "
+         "thread's last step of the row reads no halo."},
+        {"stage_refilled_while_read",
+         [](const Symptom& s) {
+             return s.error == ErrorKind::race && s.says("(write after read)") && s.says("a cp.async issued by");
+         },
+         "the end of a step has no __syncthreads(): the next step's cp.async starts refilling a stage (two steps "
+         "later, this one) while another warp may still read it, and a copy may land at any moment after its issue. "
+         "Put a __syncthreads() after each step's last read of its stage."},
+        {"read_before_copies_landed",
+         [](const Symptom& s) {
+             return s.error == ErrorKind::race && s.says("(read after write)") && s.says("a cp.async issued by");
+         },
+         "a thread reads a float another thread copied (the next thread's first, or the halo) with nothing ordering "
+         "the read after that thread's copy: load_async_wait only covers the waiting thread's own copies. Keep the "
+         "__syncthreads() right after the wait, before the step's reads."},
+        {"every_lane_arrives",
+         [](const Symptom& s) { return s.error == ErrorKind::sync_misuse && s.says("lanes arrived at once on mbarrier"); },
+         "every lane arrives on sums_ready, 32 arrivals per warp, on a barrier that counts one arrival per warp (" +
+             std::to_string(kWarps) + " a phase): the first warp alone completes several phases. Let lane 0 arrive, "
+             "after it wrote the warp's sum."},
+        {"waits_for_parity_1",
+         [waits_forever](const Symptom& s) {
+             return (waits_forever(s) && s.says("(parity 1)")) || s.says("went on at once");
+         },
+         "warp 0 waits for parity 1 on a barrier whose first phase is parity 0: a fresh mbarrier counts parity 1 "
+         "(the phase before the first) as done, so the wait goes on at once before the sums are in, or, once phase 0 "
+         "completed, waits for a second phase that never comes. sums_ready is used once: wait for parity 0."},
+        {"count_not_arrivals",
+         [waits_forever](const Symptom& s) {
+             const auto [came, needed] = arrivals_of_wait(s);
+             return waits_forever(s) && s.says("(parity 0)") && came == kWarps && needed > came;
+         },
+         "sums_ready's count at init_semaphore is not the number of arrivals a phase gets: only lane 0 of each of "
+         "the " + std::to_string(kWarps) + " warps arrives, once, so a count of more than " + std::to_string(kWarps) +
+             " is never reached and warp 0 waits for ever. The count must be one per warp."},
+        {"nothing_stored",
+         [](const Symptom& s) { return s.part == "correctness" && s.all_nan(); },
+         "OUT holds nothing the kernel wrote: the sums are computed, and warp 0 never stores the row's total. After "
+         "adding the four warps' sums, lane 0 of warp 0 stores it at OUT[row] (store1)."},
+    };
+}
+
 // What `tklab lesson check 11` runs: two rows of three chunks first (a halo
 // in each chunk but the last, and stage 0 used again), one chunk alone (no
 // halo, no reuse), then five rows of five chunks and the default size.
@@ -155,6 +233,7 @@ inline tklab::lessons::Lesson lesson() {
         // The lesson's goal is a kernel the bug finders have nothing to say
         // about, and which is right: the check's run of every size is that.
         .goals = {},
+        .mistakes = mistakes(),
     };
 }
 #endif

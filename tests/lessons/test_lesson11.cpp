@@ -40,19 +40,26 @@ tklab::lessons::CheckResult check_kernel(lesson11::kernel_fn kernel) {
 using KnownWrong = lesson_tests::KnownWrong<lesson11::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
-    {"wrong/fixed_1.cuh", lesson11::wrong_fixed_1::kernel, "error", "fixed_1.cuh:22: error: shared-memory race (write after read)"},
-    {"wrong/fixed_1_2.cuh", lesson11::wrong_fixed_1_2::kernel, "error", "fixed_1_2.cuh:78: error: synchronisation misuse in kernel lesson11"},
-    {"wrong/no_halo.cuh", lesson11::wrong_no_halo::kernel, "error", "no_halo.cuh:44: error: read of shared memory nothing wrote"},
+    {"wrong/fixed_1.cuh", lesson11::wrong_fixed_1::kernel, "error", "fixed_1.cuh:22: error: shared-memory race (write after read)",
+     "stage_refilled_while_read"},
+    {"wrong/fixed_1_2.cuh", lesson11::wrong_fixed_1_2::kernel, "error", "fixed_1_2.cuh:78: error: synchronisation misuse in kernel lesson11",
+     "count_not_arrivals"},
+    {"wrong/no_halo.cuh", lesson11::wrong_no_halo::kernel, "error", "no_halo.cuh:44: error: read of shared memory nothing wrote",
+     "halo_not_copied"},
     {"wrong/no_second_sync.cuh", lesson11::wrong_no_second_sync::kernel, "error",
-     "no_second_sync.cuh:18: error: shared-memory race (write after read)"},
+     "no_second_sync.cuh:18: error: shared-memory race (write after read)", "stage_refilled_while_read"},
     {"wrong/count_threads.cuh", lesson11::wrong_count_threads::kernel, "error",
-     "count_threads.cuh:56: error: synchronisation misuse in kernel lesson11"},
-    {"wrong/no_first_sync.cuh", lesson11::wrong_no_first_sync::kernel, "error", "no_first_sync.cuh:43: error: shared-memory race (read after write)"},
-    {"wrong/halo_past_the_end.cuh", lesson11::wrong_halo_past_the_end::kernel, "error", "halo_past_the_end.cuh:17: error: out-of-bounds global-memory cp.async source"},
+     "count_threads.cuh:56: error: synchronisation misuse in kernel lesson11", "count_not_arrivals"},
+    {"wrong/no_first_sync.cuh", lesson11::wrong_no_first_sync::kernel, "error", "no_first_sync.cuh:43: error: shared-memory race (read after write)",
+     "read_before_copies_landed"},
+    {"wrong/halo_past_the_end.cuh", lesson11::wrong_halo_past_the_end::kernel, "error", "halo_past_the_end.cuh:17: error: out-of-bounds global-memory cp.async source",
+     "halo_past_the_row"},
     {"wrong/every_lane_arrives.cuh", lesson11::wrong_every_lane_arrives::kernel, "error",
-     "every_lane_arrives.cuh:49: error: 32 lanes arrived at once on mbarrier"},
-    {"wrong/wait_parity_1.cuh", lesson11::wrong_wait_parity_1::kernel, "error", "warps wait on phase 1 (parity 1) of mbarrier"},
-    {"wrong/empty.cuh", lesson11::wrong_empty::kernel, "correctness", "2 of 2 elements differ from the CPU reference (largest error inf"},
+     "every_lane_arrives.cuh:49: error: 32 lanes arrived at once on mbarrier", "every_lane_arrives"},
+    {"wrong/wait_parity_1.cuh", lesson11::wrong_wait_parity_1::kernel, "error", "warps wait on phase 1 (parity 1) of mbarrier",
+     "waits_for_parity_1"},
+    {"wrong/empty.cuh", lesson11::wrong_empty::kernel, "correctness", "2 of 2 elements differ from the CPU reference (largest error inf",
+     "nothing_stored"},
 };
 
 std::vector<std::string> lines_of(const std::string& file) {
@@ -87,6 +94,10 @@ TEST_CASE("lesson 11: every known-wrong kernel fails with its message", "[lesson
     lesson_tests::check_known_wrong("lessons/11_finding_bugs", known_wrong, check_kernel);
 }
 
+TEST_CASE("lesson 11: every known mistake has its hint and a kernel that shows it", "[lessons][lesson11]") {
+    lesson_tests::check_mistakes("lessons/11_finding_bugs", lesson11::mistakes(), known_wrong);
+}
+
 TEST_CASE("lesson 11: the known-wrong list covers lessons/11_finding_bugs/wrong/", "[lessons][lesson11]") {
     lesson_tests::check_list_covers_wrong_folder("lessons/11_finding_bugs", known_wrong);
 }
@@ -97,6 +108,8 @@ TEST_CASE("lesson 11: the exercise as shipped fails with the uninitialised read 
     CHECK_FALSE(res.passed);
     CHECK(res.part == "error");
     CHECK(res.report.find("exercise.cuh:61: error: read of shared memory nothing wrote: warp 3 lane 31") != std::string::npos);
+    // The halo is never copied: that is what the check says is likely, as for wrong/no_halo.cuh.
+    CHECK(res.mistake == "halo_not_copied");
 }
 
 TEST_CASE("lesson 11: wrong/fixed_*.cuh are the exercise, line for line, with only the fixed holes changed", "[lessons][lesson11]") {
