@@ -19,6 +19,7 @@
 // N / 64 blocks. Each block walks K and V in tiles of 64 rows through shared
 // memory. N is a multiple of 64.
 #pragma once
+#include <algorithm>
 #include <cmath>
 #include <memory>
 #include <stdexcept>
@@ -46,6 +47,10 @@ using kernel_fn = void (*)(tk::gl<tk::bf16>, tk::gl<tk::bf16>, tk::gl<tk::bf16>,
 
 // Q row r is scale * u: the four kinds above.
 constexpr float kQueryScales[4] = {1.f, 8.f, 128.f, 32.f};
+constexpr int kHugeRow = 2;  // r % 4 of the huge rows: their softmax is all on one key
+
+// The check's limit on |O - reference| (program_def says why).
+constexpr double kTolerance = 5e-3;
 
 struct Data {
     int n = 0, d = 0;
@@ -128,7 +133,7 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
     // significant bits): the solution is off by at most 1.3e-3 (measured at
     // N = 64 to 512, seeds 1 to 3), so this limit leaves a margin of about 4.
     // A missed rescale, scale or divide is off by 0.1 or more.
-    p.tolerance = 5e-3;
+    p.tolerance = kTolerance;
     p.flops = [](const tk::host::dims_t& d) { return 4.0 * d.at("N") * d.at("N") * d.at("D"); };
     return p;
 }
@@ -137,6 +142,118 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 // What `tklab lesson check 8` runs: one K/V tile (N = 64: the online softmax
 // never has to rescale), two tiles and three tiles (it must); the goals are
 // read on the last.
+namespace diagnosis {
+
+using tklab::lessons::Symptom;
+
+inline bool row_wrong(const Symptom& s, int r) {
+    for (int c = 0; c < s.cols; ++c) {
+        const size_t at = size_t(r) * size_t(s.cols) + size_t(c);
+        if (!(std::abs(double((*s.got)[at]) - (*s.want)[at]) <= kTolerance)) return true;
+    }
+    return false;
+}
+
+// The share of the rows of one kind (r % 4, the table above) that are wrong.
+inline double wrong_share_of_kind(const Symptom& s, int kind) {
+    if (!s.got || !s.want || s.got->size() != s.want->size()) return 0;
+    int rows = 0, wrong = 0;
+    for (int r = kind; r < s.rows; r += 4) ++rows, wrong += row_wrong(s, r);
+    return rows ? double(wrong) / rows : 0;
+}
+
+// Every wrong row of O is its right row times a factor above 1 (one factor
+// per row): the weights were summed right and never divided by their sum.
+inline bool wrong_rows_scaled_up(const Symptom& s) {
+    if (!s.got || !s.want || s.got->size() != s.want->size() || s.wrong == 0 || s.nan + s.inf > 0) return false;
+    for (int r = 0; r < s.rows; ++r) {
+        if (!row_wrong(s, r)) continue;
+        double gw = 0, ww = 0, gg = 0;
+        for (int c = 0; c < s.cols; ++c) {
+            const size_t at = size_t(r) * size_t(s.cols) + size_t(c);
+            const double g = (*s.got)[at], w = (*s.want)[at];
+            gw += g * w, ww += w * w, gg += g * g;
+        }
+        if (ww == 0) return false;
+        const double factor = gw / ww, residual = std::max(gg - factor * gw, 0.0);  // |got - factor * want|^2
+        // P's bf16 rounding leaves about 0.2% besides the factor.
+        if (factor < 1.01 || residual > 1e-4 * gg) return false;
+    }
+    return true;
+}
+
+// Every element of O is a weighted mean of V's, within [-1, 1]: the weights
+// were normalised, whatever they were.
+inline bool weighted_means(const Symptom& s) {
+    if (!s.got || s.nan + s.inf > 0) return false;
+    for (float g : *s.got)
+        if (!(std::abs(g) <= 1 + kTolerance)) return false;
+    return true;
+}
+
+inline bool one_k_tile(const Symptom& s) { return s.dims.count("N") && s.dims.at("N") == kTileRows; }
+
+} // namespace diagnosis
+
+// This lesson's known mistakes (lessons/framework/diagnosis.h), most specific
+// first; each has its hint in hints.md, and wrong/ holds an example of each
+// (the exercise as shipped shows running_max_not_kept).
+inline std::vector<tklab::lessons::Mistake> mistakes() {
+    using tklab::lessons::Symptom;
+    using tklab::sim::ErrorKind;
+    using tklab::sim::Op;
+    using namespace diagnosis;
+    return {
+        {"nothing_stored",
+         [](const Symptom& s) { return s.part == "correctness" && s.all_nan() && s.ops(Op::st_global) == 0; },
+         "O keeps its fill (NaN): the kernel computes each warp's strip and never writes it. After the divide, "
+         "store(o, acc, {0, 0, strip, 0})."},
+        {"running_max_not_kept",
+         [](const Symptom& s) { return s.part == "correctness" && s.all_nan() && s.ops(Op::st_global) > 0; },
+         "every element is NaN though O was stored: m is still -inf when the scores are shifted, so sub_row(s, s, m) "
+         "makes them +inf and exp(+inf) * V sums to NaN. Keep the running max (HOLE 1): copy(m_old, m), then "
+         "row_max(m, s, m)."},
+        {"no_final_divide",
+         [](const Symptom& s) { return s.part == "correctness" && wrong_rows_scaled_up(s); },
+         "each wrong row of O is its right row times one factor above 1: acc holds the weighted sum of V, never "
+         "divided by the sum of the weights. After the loop, div_row(acc, acc, l) (HOLE 4); the rows that are right "
+         "have all their weight on one key (l = 1)."},
+        {"carry_between_tiles",
+         [](const Symptom& s) { return s.part == "correctness" && s.dims.count("N") && s.dims.at("N") > kTileRows; },
+         "right with one K tile, wrong with several: what earlier tiles summed into acc and l is not brought onto the "
+         "new running max. When m moves, multiply both by scale = exp(m_old - m) before adding this tile's terms "
+         "(HOLE 2 and HOLE 3: mul_row(acc, acc, scale), mul(l, l, scale)), and keep m the max over every tile so far."},
+        {"scores_not_scaled",
+         [](const Symptom& s) {
+             return s.part == "correctness" && one_k_tile(s) && weighted_means(s) &&
+                    wrong_share_of_kind(s, kHugeRow) < 0.25 && wrong_share_of_kind(s, 0) > 0.75;
+         },
+         "the softmax has the wrong sharpness: the near-flat rows are wrong while the huge rows, one-hot at any "
+         "sharpness, are right. The scores must be divided by sqrt(D) = 8 before the softmax: mul(s, s, 0.125f) "
+         "after the mma."},
+        {"shift_not_per_row",
+         [](const Symptom& s) {
+             return s.part == "correctness" && one_k_tile(s) && weighted_means(s) && wrong_share_of_kind(s, kHugeRow) >= 0.5;
+         },
+         "every kind of row is wrong, even the one-hot ones, though each row is still a weighted mean of V: each key's "
+         "weight is off by its own factor. A row softmax is unchanged only by one shift per row: subtract each row's "
+         "max (row_max, sub_row), not each column's (col_max, sub_col)."},
+        {"tiles_unswizzled",
+         [](const Symptom& s) { return s.part == "goal" && s.goal.find("bank conflicts") != std::string::npos; },
+         "the K and V shared tiles are read with bank conflicts: a 64-wide bf16 row is 128 bytes, so without the "
+         "128-byte swizzle the 8 rows of each ldmatrix phase start in the same bank. Use st_bf<64, 64> as given "
+         "(its default swizzle), not swizzle::none."},
+        {"k_and_v_tiles_live_together",
+         [](const Symptom& s) { return s.part == "goal" && s.goal.find("registers") != std::string::npos; },
+         "too many registers live at the peak: K's and V's register tiles (64 registers per thread each) are alive at "
+         "the same time. Load each just before its own mma, inside braces, so K's die before V's are loaded."},
+        {"no_barrier_before_next_tile",
+         [](const Symptom& s) { return s.error == ErrorKind::race && s.says("write after read"); },
+         "a warp loads the next K/V tile over shared memory another warp is still reading: nothing makes the fast "
+         "warps wait at the end of a step. Put a __syncthreads() after the P V mma, at the end of the loop body."},
+    };
+}
+
 inline tklab::lessons::Lesson lesson() {
     return tklab::lessons::Lesson{
         .number = 8,
@@ -146,6 +263,7 @@ inline tklab::lessons::Lesson lesson() {
         .sizes = {{{"N", 64}, {"D", kD}}, {{"N", 128}, {"D", kD}}, {{"N", 192}, {"D", kD}}},
         .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("N"), d.at("D")}; },
         .goals = {tklab::lessons::no_bank_conflicts(), tklab::lessons::max_registers(192)},
+        .mistakes = mistakes(),
     };
 }
 #endif

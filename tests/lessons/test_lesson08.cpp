@@ -31,20 +31,21 @@ using KnownWrong = lesson_tests::KnownWrong<lesson08::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson08::wrong_empty::kernel, "correctness",
-     "4096 of 4096 elements differ from the CPU reference (largest error inf"},
+     "4096 of 4096 elements differ from the CPU reference (largest error inf", "nothing_stored"},
     {"wrong/no_rescale.cuh", lesson08::wrong_no_rescale::kernel, "correctness",
-     "correctness: wrong at D=64 N=128: 3556 of 8192 elements differ"},
+     "correctness: wrong at D=64 N=128: 3556 of 8192 elements differ", "carry_between_tiles"},
     {"wrong/no_scale.cuh", lesson08::wrong_no_scale::kernel, "correctness",
-     "correctness: wrong at D=64 N=64: 2986 of 4096 elements differ"},
+     "correctness: wrong at D=64 N=64: 2986 of 4096 elements differ", "scores_not_scaled"},
     {"wrong/no_divide.cuh", lesson08::wrong_no_divide::kernel, "correctness",
-     "correctness: wrong at D=64 N=64: 2985 of 4096 elements differ"},
+     "correctness: wrong at D=64 N=64: 2985 of 4096 elements differ", "no_final_divide"},
     {"wrong/col_max.cuh", lesson08::wrong_col_max::kernel, "correctness",
-     "correctness: wrong at D=64 N=64: 4074 of 4096 elements differ"},
+     "correctness: wrong at D=64 N=64: 4074 of 4096 elements differ", "shift_not_per_row"},
     {"wrong/unswizzled.cuh", lesson08::wrong_unswizzled::kernel, "goal",
-     "ldmatrix: 36864 wavefronts where 4608 would do (worst 8-way)"},
-    {"wrong/both_tiles_live.cuh", lesson08::wrong_both_tiles_live::kernel, "goal", "232 registers per thread live at the peak"},
+     "ldmatrix: 36864 wavefronts where 4608 would do (worst 8-way)", "tiles_unswizzled"},
+    {"wrong/both_tiles_live.cuh", lesson08::wrong_both_tiles_live::kernel, "goal", "232 registers per thread live at the peak",
+     "k_and_v_tiles_live_together"},
     {"wrong/no_second_sync.cuh", lesson08::wrong_no_second_sync::kernel, "error",
-     "no_second_sync.cuh:28: error: shared-memory race (write after read)"},
+     "no_second_sync.cuh:28: error: shared-memory race (write after read)", "no_barrier_before_next_tile"},
 };
 
 } // namespace
@@ -64,6 +65,8 @@ TEST_CASE("lesson 8: the exercise as shipped fails the check", "[lessons][lesson
     CHECK_FALSE(res.passed);
     CHECK(res.part == "correctness");
     CHECK(res.report.find("correctness: wrong at D=64 N=64") != std::string::npos);
+    // It stores O, all NaN: m is never raised from -inf (HOLE 1).
+    CHECK(res.mistake == "running_max_not_kept");
 }
 
 TEST_CASE("lesson 8: the solution is the plain softmax, a tile at a time", "[lessons][lesson08]") {
@@ -91,6 +94,10 @@ TEST_CASE("lesson 8: a missed rescale passes one K tile and fails with two", "[l
 
 TEST_CASE("lesson 8: every known-wrong kernel fails with its message", "[lessons][lesson08]") {
     lesson_tests::check_known_wrong("lessons/08_flash_attention", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 8: every known mistake has its hint and a kernel that shows it", "[lessons][lesson08]") {
+    lesson_tests::check_mistakes("lessons/08_flash_attention", lesson08::mistakes(), known_wrong, {"running_max_not_kept"});
 }
 
 TEST_CASE("lesson 8: the known-wrong list covers lessons/08_flash_attention/wrong/", "[lessons][lesson08]") {
