@@ -225,6 +225,95 @@ inline tklab::lessons::CheckResult check_answers(const tklab::lessons::Part& par
 
 } // namespace detail
 
+// The phase names a failed part-1 goal lists after "recorded " (each warp's
+// regions in order), empty when it lists none.
+inline std::vector<std::string> recorded_regions(const tklab::lessons::Symptom& s) {
+    std::vector<std::string> names;
+    const size_t from = s.goal_why.find(" recorded \"");
+    if (from == std::string::npos) return names;
+    const size_t to = s.goal_why.find("; expected", from);
+    for (size_t at = s.goal_why.find('"', from); at < to;) {
+        const size_t end = s.goal_why.find('"', at + 1);
+        if (end == std::string::npos || end > to) break;
+        names.push_back(s.goal_why.substr(at + 1, end - at - 1));
+        at = s.goal_why.find('"', end + 1);
+    }
+    return names;
+}
+
+// Part 1's known mistakes (lessons/framework/diagnosis.h), most specific
+// first; each has its hint in hints.md, and wrong/ holds an example of each
+// (the exercise as shipped shows no_regions).
+inline std::vector<tklab::lessons::Mistake> mistakes() {
+    using tklab::lessons::Symptom;
+    return {
+        {"no_regions",
+         [](const Symptom& s) { return s.part == "goal" && s.says("recorded no region"); },
+         "no warp recorded a phase: the kernel has no tk::region yet. Declare one named variable at the top of each "
+         "phase's braces, tk::region r(\"prologue\"); it times the warp from there to the closing brace."},
+        {"region_nested",
+         [](const Symptom& s) { return s.part == "goal" && s.says("is inside another region"); },
+         "one phase's region opens before the previous one has closed, so the outer phase's time includes the inner "
+         "one's: the region was declared inside the other phase's braces. Close the main loop's braces before the "
+         "store's region begins."},
+        {"misspelt_name",
+         [](const Symptom& s) {
+             for (const std::string& n : recorded_regions(s))
+                 if (std::find(phases().begin(), phases().end(), n) == phases().end()) return true;
+             return false;
+         },
+         "a region's name is not one of the phases: the name is the region's identity (part 2 looks the phases up "
+         "by name in both traces), so a misspelt one is another region. Use exactly \"prologue\", \"main loop\" "
+         "(with a space) and \"store\"."},
+        {"region_inside_loop",
+         [](const Symptom& s) {
+             const std::vector<std::string> names = recorded_regions(s);
+             for (size_t i = 0; i < names.size(); ++i)
+                 if (std::find(names.begin() + long(i) + 1, names.end(), names[i]) != names.end()) return true;
+             return false;
+         },
+         "a phase is recorded more than once per warp: its region is declared inside the k-loop's body, so it "
+         "begins and ends every k-step (and on a GPU pays two clock reads and a store each time). Declare it in the "
+         "braces around the loop, before the for."},
+        {"nameless_region",
+         [](const Symptom& s) { return s.part == "goal" && s.says("the phases cover"); },
+         "every phase is recorded, once and in order, but they leave most of the warp's time out: a region ends "
+         "before its phase's work, most likely a nameless temporary, tk::region(\"main loop\");, which ends at its "
+         "semicolon. Give it a name, tk::region r(\"main loop\");, so it lives to the closing brace."},
+    };
+}
+
+// Part 2's known mistakes, read off the answer check's report.
+inline std::vector<tklab::lessons::Mistake> answer_mistakes() {
+    using tklab::lessons::Symptom;
+    return {
+        {"answers_blank",
+         [](const Symptom& s) { return s.part == "answers" && s.says("fill in all four answers"); },
+         "an answer is missing or is not a number: each of region, simulator, gpu and why needs a value after its "
+         "`=` in part2_compare/answer.txt, and the two shares are percentages (\"4.0\" or \"4.0%\")."},
+        {"not_a_phase",
+         [](const Symptom& s) { return s.part == "answers" && s.says("is not one of the phases"); },
+         "region names something the kernel does not mark: the answer is one of the three phases, spelt as the "
+         "reports' Regions sections print them (prologue, main loop, store)."},
+        {"another_phase_differs_more",
+         [](const Symptom& s) { return s.part == "answers" && s.says("another phase differs more"); },
+         "the phase named is not the one whose share moves most: the question is about shares of the block's time "
+         "(\"% of block time\"), not cycles and not the biggest phase. Subtract each phase's simulator share from "
+         "its H100 share and take the largest difference, either sign."},
+        {"shares_misread",
+         [](const Symptom& s) {
+             return s.part == "answers" && (s.says("is not the simulator's share") || s.says("is not the H100's share"));
+         },
+         "the right phase, but a share is not the one the traces give (the check allows 2 points): most likely a "
+         "number from the other report, the other phase's line, or cycles in place of the percentage. Copy the "
+         "\"% of block time\" figure from each report's line for that phase."},
+        {"why_too_short",
+         [](const Symptom& s) { return s.part == "answers" && s.says("why: say in a sentence"); },
+         "the phase and the shares are right; the why is too short to be a reason. Say what the GPU does in that "
+         "phase that the simulator's cost model leaves out (look at the phase's cycles in both reports)."},
+    };
+}
+
 inline tklab::lessons::Lesson lesson() {
     return tklab::lessons::Lesson{
         .number = 9,
@@ -234,6 +323,7 @@ inline tklab::lessons::Lesson lesson() {
         .sizes = {{{"M", 64}, {"N", 64}, {"K", 64}}, {{"M", 128}, {"N", 128}, {"K", 512}}},
         .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("M"), d.at("N")}; },
         .goals = {checks::phases_marked(phases(), 0.9)},
+        .mistakes = mistakes(),
     };
 }
 
@@ -245,6 +335,7 @@ inline tklab::lessons::Part answers_part() {
     part.solution = "part2_compare/solution_answer.txt";
     part.custom_check = detail::check_answers;
     part.beside = detail::kH100Trace;
+    part.mistakes = answer_mistakes();
     return part;
 }
 

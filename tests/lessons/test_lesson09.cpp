@@ -44,10 +44,12 @@ tklab::lessons::CheckResult check_kernel(lesson09::kernel_fn kernel) {
 using KnownWrong = lesson_tests::KnownWrong<lesson09::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
-    {"wrong/nameless.cuh", lesson09::wrong_nameless::kernel, "goal", "the phases cover 7% of the warp"},
-    {"wrong/inside_loop.cuh", lesson09::wrong_inside_loop::kernel, "goal", "recorded \"prologue\", \"main loop\", \"main loop\""},
-    {"wrong/misspelt.cuh", lesson09::wrong_misspelt::kernel, "goal", "recorded \"prologue\", \"main-loop\", \"store\""},
-    {"wrong/nested.cuh", lesson09::wrong_nested::kernel, "goal", "\"store\" is inside another region"},
+    {"wrong/nameless.cuh", lesson09::wrong_nameless::kernel, "goal", "the phases cover 7% of the warp", "nameless_region"},
+    {"wrong/inside_loop.cuh", lesson09::wrong_inside_loop::kernel, "goal", "recorded \"prologue\", \"main loop\", \"main loop\"",
+     "region_inside_loop"},
+    {"wrong/misspelt.cuh", lesson09::wrong_misspelt::kernel, "goal", "recorded \"prologue\", \"main-loop\", \"store\"",
+     "misspelt_name"},
+    {"wrong/nested.cuh", lesson09::wrong_nested::kernel, "goal", "\"store\" is inside another region", "region_nested"},
 };
 
 const tklab::lessons::Part& answers_part() {
@@ -112,6 +114,19 @@ tklab::lessons::CheckResult check_answers(const std::string& text) {
     return tklab::lessons::check(part, lesson09_program(), "exercise");
 }
 
+// A refused answer is diagnosed as `mistake`: named in the report, and its
+// hint (part2_compare/hints.md) the next one served.
+void check_answer_mistake(const tklab::lessons::CheckResult& res, const std::string& mistake) {
+    INFO(res.report);
+    CHECK(res.mistake == mistake);
+    CHECK(res.report.find("likely mistake: ") != std::string::npos);
+    const auto hints = tklab::lessons::parse_hints(
+        lesson_tests::read_text(lesson_tests::lesson_dir("lessons/09_gpu_profiling/part2_compare") / "hints.md"));
+    const auto next = tklab::lessons::next_hint(hints, 0, res.mistake, {});
+    REQUIRE(next.has_value());
+    CHECK(next->mistake == mistake);
+}
+
 std::string fmt1(double v) {
     char b[32];
     std::snprintf(b, sizeof b, "%.1f", v);
@@ -138,10 +153,24 @@ TEST_CASE("lesson 9: the exercise as shipped is correct and marks nothing", "[le
     CHECK(res.part == "goal");
     CHECK(res.report.find("correct at K=512 M=128 N=128") != std::string::npos);
     CHECK(res.report.find("block 0, warp 0 recorded no region") != std::string::npos);
+    CHECK(res.mistake == "no_regions");
 }
 
 TEST_CASE("lesson 9: every known-wrong kernel fails as its file says", "[lessons][lesson09]") {
     lesson_tests::check_known_wrong("lessons/09_gpu_profiling", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 9: every known mistake has its hint and a kernel that shows it", "[lessons][lesson09]") {
+    lesson_tests::check_mistakes("lessons/09_gpu_profiling", lesson09::mistakes(), known_wrong, {"no_regions"});
+}
+
+TEST_CASE("lesson 9, part 2: every known mistake has its hint and an answer that shows it", "[lessons][lesson09]") {
+    // Part 2 has no kernels: the wrong answers of the test case below show its
+    // mistakes (part 1's list is passed only for the signature; none of its
+    // kernels shows a part 2 mistake).
+    lesson_tests::check_mistakes("lessons/09_gpu_profiling/part2_compare", lesson09::answer_mistakes(), known_wrong,
+                                 {"answers_blank", "not_a_phase", "another_phase_differs_more", "shares_misread",
+                                  "why_too_short"});
 }
 
 TEST_CASE("lesson 9: the known-wrong list covers the wrong/ folder", "[lessons][lesson09]") {
@@ -175,12 +204,14 @@ TEST_CASE("lesson 9, part 2: answers are checked against both traces", "[lessons
         CHECK_FALSE(res.passed);
         CHECK(res.part == "answers");
         CHECK(res.report.find("fill in all four answers") != std::string::npos);
+        check_answer_mistake(res, "answers_blank");
     }
     SECTION("another phase") {
         const std::string other = most == "store" ? "prologue" : "store";
         const auto res = check_answers("region = " + other + "\nsimulator = 1\ngpu = 2\n" + why + trace_line);
         CHECK_FALSE(res.passed);
         CHECK(res.report.find("another phase differs more") != std::string::npos);
+        check_answer_mistake(res, "another_phase_differs_more");
     }
     SECTION("numbers misread") {
         const auto res = check_answers("region = " + most + "\nsimulator = " + fmt1(in_sim.at(most) + 5) + "\ngpu = " +
@@ -188,17 +219,20 @@ TEST_CASE("lesson 9, part 2: answers are checked against both traces", "[lessons
         CHECK_FALSE(res.passed);
         CHECK(res.report.find("is not the simulator's share") != std::string::npos);
         CHECK(res.report.find("is not the H100's share") != std::string::npos);
+        check_answer_mistake(res, "shares_misread");
     }
     SECTION("no reason") {
         const auto res = check_answers("region = " + most + "\nsimulator = " + fmt1(in_sim.at(most)) + "\ngpu = " +
                                        fmt1(on_gpu.at(most)) + "\nwhy = it is faster\n" + trace_line);
         CHECK_FALSE(res.passed);
         CHECK(res.report.find("why: say in a sentence") != std::string::npos);
+        check_answer_mistake(res, "why_too_short");
     }
     SECTION("not a region name") {
         const auto res = check_answers("region = epilogue\nsimulator = 1\ngpu = 2\n" + why + trace_line);
         CHECK_FALSE(res.passed);
         CHECK(res.report.find("is not one of the phases") != std::string::npos);
+        check_answer_mistake(res, "not_a_phase");
     }
 }
 
