@@ -20,6 +20,8 @@
 #include "tk/host/registry.h"
 #include "lessons/04_bank_conflicts/part2_gemm/problem.cuh"
 #if !defined(TK_GPU)
+#include <algorithm>
+#include <cmath>
 #include "lessons/framework/lesson.h"
 #endif
 
@@ -86,6 +88,66 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 }
 
 #if !defined(TK_GPU)
+// Every wrong element that was stored holds one of X's values (and some
+// were stored): the transpose moved values to the wrong place rather than
+// computing wrong ones. Exact, since a transpose only moves values.
+inline bool values_misplaced(const tklab::lessons::Symptom& s) {
+    if (!s.got || !s.want || s.wrong <= s.nan) return false;
+    std::vector<double> values(s.want->begin(), s.want->end());
+    std::sort(values.begin(), values.end());
+    for (size_t k = 0; k < s.want->size() && k < s.got->size(); ++k) {
+        const double g = (*s.got)[k];
+        if (std::isnan(g) || g == (*s.want)[k]) continue;
+        if (!std::binary_search(values.begin(), values.end(), g)) return false;
+    }
+    return true;
+}
+
+// The run's ld.shared totals (nothing when the symptom has no run).
+inline const tklab::sim::SmemTotals* ld_shared(const tklab::lessons::Symptom& s) {
+    return s.run ? &s.run->stats.ld_shared : nullptr;
+}
+
+// This lesson's known mistakes in the transpose (lessons/framework/
+// diagnosis.h), most specific first; each has its hint in hints.md, and
+// wrong/ holds an example of each. An empty kernel is the framework's own
+// "nothing_stored".
+inline std::vector<tklab::lessons::Mistake> mistakes() {
+    using tklab::lessons::Symptom;
+    using tklab::sim::ErrorKind;
+    return {
+        {"layouts_differ",
+         [](const Symptom& s) { return s.error == ErrorKind::uninitialized_read && s.says("(ld.shared)"); },
+         "the column read and the row write place element (r, c) at different words: the tile is read where it was "
+         "never written (padding in one loop and not the other, say). Both loops must index the tile through the same "
+         "at(r, c); change at() alone and both follow."},
+        {"tiles_not_mirrored",
+         [](const Symptom& s) {
+             return s.part == "correctness" && s.dims.count("M") && s.dims.count("N") &&
+                    s.dims.at("M") * s.dims.at("N") > kTile * kTile && values_misplaced(s);
+         },
+         "right with one tile, wrong with several: X's values land in the wrong place. Each tile is transposed inside, "
+         "and the tile itself must move too: the block that reads X's tile at rows 32*by.., cols 32*bx.. writes OUT at "
+         "rows 32*bx.., cols 32*by.. (col0 + r, row0 + tx), not at the coordinates it came from."},
+        {"tile_unpadded",
+         [](const Symptom& s) {
+             const auto* ld = ld_shared(s);
+             return s.part == "goal" && ld && ld->conflicts() > 0 && ld->max_way == 32;
+         },
+         "the tile is unpadded and unswizzled: with rows 32 floats long, all of column c is in bank c, so the column "
+         "read's 32 lanes hit one bank: 32 wavefronts where 1 would do. Change at(r, c) so that a column's 32 rows are "
+         "in 32 different banks: pad each row to 33 floats, or swizzle the column with c ^ r."},
+        {"column_banks_repeat",
+         [](const Symptom& s) {
+             const auto* ld = ld_shared(s);
+             return s.part == "goal" && ld && ld->conflicts() > 0 && ld->max_way < 32;
+         },
+         "your at() spreads a column over some banks but not all 32: rows some distance apart still share a bank "
+         "(c ^ (r % 8), the GEMM's 16-byte-chunk swizzle, repeats every 8 rows). A 32-float row needs all five bits "
+         "of r in the XOR, c ^ r, or a padding of one float, r * 33 + c."},
+    };
+}
+
 // What `tklab lesson check 4` runs: one tile (one block), a row of three
 // tiles (a wide X: the block coordinates must be swapped on the way out), a
 // 3 x 2 grid of tiles, and the default size; the goal is read on the last.
@@ -98,6 +160,7 @@ inline tklab::lessons::Lesson lesson() {
         .sizes = {{{"M", 32}, {"N", 32}}, {{"M", 32}, {"N", 96}}, {{"M", 96}, {"N", 64}}, {{"M", 128}, {"N", 192}}},
         .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("N"), d.at("M")}; },
         .goals = {tklab::lessons::no_bank_conflicts()},
+        .mistakes = mistakes(),
     };
 }
 #endif

@@ -33,15 +33,15 @@ using KnownWrong = lesson_tests::KnownWrong<lesson04::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson04::wrong_empty::kernel, "correctness",
-     "1024 of 1024 elements differ from the CPU reference (largest error inf"},
+     "1024 of 1024 elements differ from the CPU reference (largest error inf", "nothing_stored"},
     {"wrong/half_padded.cuh", lesson04::wrong_half_padded::kernel, "error",
-     "half_padded.cuh:25: error: read of shared memory nothing wrote"},
+     "half_padded.cuh:25: error: read of shared memory nothing wrote", "layouts_differ"},
     {"wrong/same_tile.cuh", lesson04::wrong_same_tile::kernel, "correctness",
-     "correctness: wrong at M=32 N=96: 3040 of 3072 elements differ"},
+     "correctness: wrong at M=32 N=96: 3040 of 3072 elements differ", "tiles_not_mirrored"},
     {"wrong/conflicts.cuh", lesson04::wrong_conflicts::kernel, "goal",
-     "ld.shared: 24576 wavefronts where 768 would do (worst 32-way)"},
+     "ld.shared: 24576 wavefronts where 768 would do (worst 32-way)", "tile_unpadded"},
     {"wrong/swizzle_8.cuh", lesson04::wrong_swizzle_8::kernel, "goal",
-     "ld.shared: 3072 wavefronts where 768 would do (worst 4-way)"},
+     "ld.shared: 3072 wavefronts where 768 would do (worst 4-way)", "column_banks_repeat"},
 };
 
 // The banks of the 32 words a warp touches when lane l takes tile element
@@ -105,10 +105,16 @@ TEST_CASE("lesson 4: the exercise as shipped fails the check", "[lessons][lesson
     CHECK(res.report.find("The worst: lessons/04_bank_conflicts/exercise.cuh:") != std::string::npos);
     CHECK(res.report.find("32-way ld.shared") != std::string::npos);
     CHECK(res.report.find("lesson run N") == std::string::npos);
+    // The unpadded tile: that is what the check says is likely.
+    CHECK(res.mistake == "tile_unpadded");
 }
 
 TEST_CASE("lesson 4: every known-wrong kernel fails with its message", "[lessons][lesson04]") {
     lesson_tests::check_known_wrong("lessons/04_bank_conflicts", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 4: every known mistake has its hint and a kernel that shows it", "[lessons][lesson04]") {
+    lesson_tests::check_mistakes("lessons/04_bank_conflicts", lesson04::mistakes(), known_wrong);
 }
 
 TEST_CASE("lesson 4: the known-wrong list covers lessons/04_bank_conflicts/wrong/", "[lessons][lesson04]") {

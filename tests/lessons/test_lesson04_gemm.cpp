@@ -33,17 +33,17 @@ using KnownWrong = lesson_tests::KnownWrong<lesson04_gemm::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson04_gemm::wrong_empty::kernel, "correctness",
-     "4096 of 4096 elements differ from the CPU reference (largest error inf"},
+     "4096 of 4096 elements differ from the CPU reference (largest error inf", "nothing_stored"},
     {"wrong/first_k_tile.cuh", lesson04_gemm::wrong_first_k_tile::kernel, "correctness",
-     "correctness: wrong at K=128 M=64 N=128"},
+     "correctness: wrong at K=128 M=64 N=128", "k_tile_not_advanced"},
     {"wrong/unswizzled.cuh", lesson04_gemm::wrong_unswizzled::kernel, "goal",
-     "ldmatrix: 12288 wavefronts where 1536 would do (worst 8-way)"},
+     "ldmatrix: 12288 wavefronts where 1536 would do (worst 8-way)", "tiles_unswizzled"},
     {"wrong/a_only.cuh", lesson04_gemm::wrong_a_only::kernel, "goal",
-     "ldmatrix: 6912 wavefronts where 1536 would do (worst 8-way)"},
+     "ldmatrix: 6912 wavefronts where 1536 would do (worst 8-way)", "one_tile_unswizzled"},
     {"wrong/swizzle_32.cuh", lesson04_gemm::wrong_swizzle_32::kernel, "goal",
-     "st.shared: 3072 wavefronts where 768 would do (worst 4-way)"},
+     "st.shared: 3072 wavefronts where 768 would do (worst 4-way)", "swizzle_narrower_than_row"},
     {"wrong/swizzle_64.cuh", lesson04_gemm::wrong_swizzle_64::kernel, "goal",
-     "st.shared: 1536 wavefronts where 768 would do (worst 2-way)"},
+     "st.shared: 1536 wavefronts where 768 would do (worst 2-way)", "swizzle_narrower_than_row"},
 };
 
 // The banks (of 32) that the 16-byte pieces at column `col` of rows r0..r0+7
@@ -82,10 +82,16 @@ TEST_CASE("lesson 4, part 2: the exercise as shipped fails on the goal", "[lesso
     CHECK_FALSE(res.passed);
     CHECK(res.part == "goal");
     CHECK(res.report.find("ldmatrix: 12288 wavefronts where 1536 would do (worst 8-way)") != std::string::npos);
+    // Both tiles unswizzled: that is what the check says is likely.
+    CHECK(res.mistake == "tiles_unswizzled");
 }
 
 TEST_CASE("lesson 4, part 2: every known-wrong kernel fails with its message", "[lessons][lesson04]") {
     lesson_tests::check_known_wrong("lessons/04_bank_conflicts/part2_gemm", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 4, part 2: every known mistake has its hint and a kernel that shows it", "[lessons][lesson04]") {
+    lesson_tests::check_mistakes("lessons/04_bank_conflicts/part2_gemm", lesson04_gemm::mistakes(), known_wrong);
 }
 
 TEST_CASE("lesson 4, part 2: the known-wrong list covers part2_gemm/wrong/", "[lessons][lesson04]") {

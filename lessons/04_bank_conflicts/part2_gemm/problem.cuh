@@ -18,6 +18,7 @@
 #include "tk/host/registry.h"
 #include "lessons/framework/gemm_problem.cuh"
 #if !defined(TK_GPU)
+#include <set>
 #include "lessons/framework/lesson.h"
 #endif
 
@@ -51,6 +52,63 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 }
 
 #if !defined(TK_GPU)
+// The kernel lines whose ldmatrix conflicted, and those with any ldmatrix,
+// over the run's kept blocks: one tile swizzled and the other not leaves
+// one of the two load lines (A's, B's) conflicted.
+struct LdmatrixLines {
+    std::set<uint32_t> all, conflicted;
+};
+inline LdmatrixLines ldmatrix_lines(const tklab::lessons::Symptom& s) {
+    LdmatrixLines l;
+    if (!s.run) return l;
+    for (const tklab::sim::BlockTrace& b : s.run->blocks) {
+        for (const tklab::sim::Event& e : b.events)
+            if (e.op == tklab::sim::Op::ldmatrix) l.all.insert(e.loc);
+        for (const tklab::sim::SmemRecord& m : b.smem)
+            if (m.banks.conflicts() > 0 && m.event < b.events.size() && b.events[m.event].op == tklab::sim::Op::ldmatrix)
+                l.conflicted.insert(b.events[m.event].loc);
+    }
+    return l;
+}
+
+// Part 2's known mistakes (lessons/framework/diagnosis.h), most specific
+// first; each has its hint in part2_gemm/hints.md, and part2_gemm/wrong/
+// holds an example of each. An empty kernel is the framework's own
+// "nothing_stored".
+inline std::vector<tklab::lessons::Mistake> mistakes() {
+    using tklab::lessons::Symptom;
+    return {
+        {"k_tile_not_advanced",
+         [](const Symptom& s) {
+             return s.part == "correctness" && s.nan == 0 && s.dims.count("K") && s.dims.at("K") > kBlock;
+         },
+         "right with one k-step (K = 64), wrong with more: each k-step must bring in its own tiles, A's (blockIdx.y, k) "
+         "and B's (k, blockIdx.x). A coordinate that does not follow k multiplies the same tiles again at every step."},
+        {"one_tile_unswizzled",
+         [](const Symptom& s) {
+             if (s.part != "goal" || !s.run || s.run->stats.ldmatrix.conflicts() == 0) return false;
+             const LdmatrixLines l = ldmatrix_lines(s);
+             return !l.conflicted.empty() && l.conflicted.size() < l.all.size();
+         },
+         "one tile is swizzled and the other is not: its ldmatrix (B's .trans load reads 8 rows of its tile just as "
+         "A's does) still finds the 8 rows of a phase in the same 4 banks, 8-way. Give both shared tiles the 128-byte "
+         "swizzle."},
+        {"tiles_unswizzled",
+         [](const Symptom& s) { return s.part == "goal" && s.run && s.run->stats.ldmatrix.conflicts() > 0; },
+         "the shared tiles are unswizzled: a 64-wide bf16 row is 128 bytes, all 32 banks, so the 8 rows an ldmatrix "
+         "phase reads put the same 16 bytes in the same 4 banks, 8-way. The tile type's swizzle is the fix: "
+         "swizzle::b128 stores row r's 16-byte chunk j in slot j ^ (r % 8)."},
+        {"swizzle_narrower_than_row",
+         [](const Symptom& s) {
+             return s.part == "goal" && s.run && s.run->stats.ldmatrix.conflicts() == 0 &&
+                    s.run->stats.st_shared.conflicts() > 0;
+         },
+         "the ldmatrix loads are conflict-free, but the stores that fill the tile conflict: a swizzle narrower than the "
+         "128-byte row (b64, b32) stores the tile as column blocks 64 or 32 bytes wide, so one row's 16-byte stores "
+         "land in blocks thousands of bytes apart, in the same banks. Use the swizzle as wide as the row, b128."},
+    };
+}
+
 // What `tklab lesson check 4` runs after the transpose: one block and one
 // k-step, a wide C (two blocks side by side, two k-steps) and a tall one
 // (three k-steps); the goal is read on the last.
@@ -65,6 +123,7 @@ inline tklab::lessons::Part part() {
         .goals = {tklab::lessons::no_bank_conflicts()},
         .custom_check = {},
         .beside = "",
+        .mistakes = mistakes(),
     };
 }
 #endif
