@@ -65,6 +65,54 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 }
 
 #if !defined(TK_GPU)
+// This lesson's known mistakes (lessons/framework/diagnosis.h), most
+// specific first; each has its hint in hints.md, and wrong/ holds an example
+// of each but the synchronous loop, which is the exercise as shipped. An
+// empty kernel is the framework's own "nothing_stored".
+inline std::vector<tklab::lessons::Mistake> mistakes() {
+    using tklab::lessons::Symptom;
+    using tklab::sim::ErrorKind;
+    using tklab::sim::Op;
+    return {
+        {"refill_before_reads_done",
+         [](const Symptom& s) {
+             return s.error == ErrorKind::race && s.says("write after read") && s.says("cp.async");
+         },
+         "the next k-step's copies start into the stage other warps may still be reading: the __syncthreads() at the "
+         "end of each k-step is missing. Iteration k + 1 refills the stage iteration k read, and a cp.async may land "
+         "at once; keep the barrier after the math (HOLE 4)."},
+        {"copies_never_waited",
+         [](const Symptom& s) { return s.error == ErrorKind::uninitialized_read && s.ops(Op::cp_async_wait) == 0; },
+         "the copies are started and nothing waits for them: a cp.async's data is in shared memory only once "
+         "load_async_wait retires its group, so the stage is read before it has landed. Wait for k-step k before the "
+         "barrier and the math: load_async_wait<N>() with N the groups still allowed in flight."},
+        {"wait_leaves_this_step_in_flight",
+         [](const Symptom& s) { return s.error == ErrorKind::uninitialized_read && s.ops(Op::cp_async_wait) > 0; },
+         "the stage is read while its own copies may still be in flight: the wait's N leaves this k-step's groups "
+         "unretired (or they were never started). load_async_wait<N> lets the N newest groups fly; that is k + 1's "
+         "two only when k + 1 was started, so the last k-step (and a single one) needs N = 0. And k-step 0 needs its "
+         "prologue."},
+        {"stage_holds_wrong_k_step",
+         [](const Symptom& s) {
+             return s.part == "correctness" && s.nan == 0 && s.dims.count("K") && s.dims.at("K") > kBlock;
+         },
+         "right with one k-step, wrong with more: the stage the math reads does not hold k-step k's tiles. The copies "
+         "started in iteration k are for k-step k + 1 (A's {block_row, k + 1}, B's {k + 1, block_col}) into stage "
+         "1 - cur, and k-step k is read from stage cur = k % 2."},
+        {"loads_synchronous",
+         [](const Symptom& s) { return s.part == "goal" && s.run && s.ops(Op::cp_async) == 0; },
+         "the loads are still synchronous: each k-step waits out a whole global-memory latency while the tensor cores "
+         "idle. Start the next k-step's tiles with group<kWarps>::load_async into the other stage before computing on "
+         "this one, so they travel during the math."},
+        {"waits_for_next_stage_too",
+         [](const Symptom& s) { return s.part == "goal" && s.run && s.ops(Op::cp_async) > 0; },
+         "the copies are asynchronous, but none is in flight while the tensor cores work: each wait retires every "
+         "group, the next k-step's too (load_async_wait<0>()), so each k-step waits out a whole latency again. Start "
+         "k + 1 into the other stage first, then load_async_wait<2>() to let its two groups fly; <0> only on the last "
+         "k-step."},
+    };
+}
+
 // What `tklab lesson check 5` runs: one block and one k-step (no next stage
 // to start at all), a wide C with three k-steps, a tall C with five, and the
 // default size, 2 x 2 blocks with eight k-steps; the goal is read on the last.
@@ -86,6 +134,7 @@ inline tklab::lessons::Lesson lesson() {
         //   solution (two stages, wait<2>)                   0.3%   7586 cycles
         // 15% sits well above the solution's share and well below the nearest miss's.
         .goals = {tklab::lessons::max_memory_wait_share(0.15)},
+        .mistakes = mistakes(),
     };
 }
 #endif

@@ -38,17 +38,17 @@ using KnownWrong = lesson_tests::KnownWrong<lesson05::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson05::wrong_empty::kernel, "correctness",
-     "4096 of 4096 elements differ from the CPU reference (largest error inf"},
+     "4096 of 4096 elements differ from the CPU reference (largest error inf", "nothing_stored"},
     {"wrong/next_tile_k.cuh", lesson05::wrong_next_tile_k::kernel, "correctness",
-     "correctness: wrong at K=192 M=64 N=128: 8189 of 8192 elements differ"},
+     "correctness: wrong at K=192 M=64 N=128: 8189 of 8192 elements differ", "stage_holds_wrong_k_step"},
     {"wrong/no_wait.cuh", lesson05::wrong_no_wait::kernel, "error",
-     "no_wait.cuh:37: error: read of shared memory nothing wrote"},
+     "no_wait.cuh:37: error: read of shared memory nothing wrote", "copies_never_waited"},
     {"wrong/last_step_unwaited.cuh", lesson05::wrong_last_step_unwaited::kernel, "error",
-     "last_step_unwaited.cuh:35: error: read of shared memory nothing wrote"},
+     "last_step_unwaited.cuh:35: error: read of shared memory nothing wrote", "wait_leaves_this_step_in_flight"},
     {"wrong/no_second_sync.cuh", lesson05::wrong_no_second_sync::kernel, "error",
-     "no_second_sync.cuh:36: error: shared-memory race (write after read)"},
+     "no_second_sync.cuh:36: error: shared-memory race (write after read)", "refill_before_reads_done"},
     {"wrong/wait_all.cuh", lesson05::wrong_wait_all::kernel, "goal",
-     "warps spent 23.0% of their time waiting for global memory"},
+     "warps spent 23.0% of their time waiting for global memory", "waits_for_next_stage_too"},
 };
 
 } // namespace
@@ -69,6 +69,8 @@ TEST_CASE("lesson 5: the exercise as shipped fails the check on the goal", "[les
     CHECK(res.part == "goal");  // right at every size, and synchronous
     CHECK(res.report.find("correct at K=512 M=128 N=128") != std::string::npos);
     CHECK(res.report.find("warps spent 37.9% of their time waiting for global memory") != std::string::npos);
+    // No cp.async at all: that is what the check says is likely.
+    CHECK(res.mistake == "loads_synchronous");
 }
 
 TEST_CASE("lesson 5: double buffering shortens the slowest block", "[lessons][lesson05]") {
@@ -85,6 +87,10 @@ TEST_CASE("lesson 5: double buffering shortens the slowest block", "[lessons][le
 
 TEST_CASE("lesson 5: every known-wrong kernel fails with its message", "[lessons][lesson05]") {
     lesson_tests::check_known_wrong("lessons/05_async_copies", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 5: every known mistake has its hint and a kernel that shows it", "[lessons][lesson05]") {
+    lesson_tests::check_mistakes("lessons/05_async_copies", lesson05::mistakes(), known_wrong, {"loads_synchronous"});
 }
 
 TEST_CASE("lesson 5: the known-wrong list covers lessons/05_async_copies/wrong/", "[lessons][lesson05]") {
