@@ -23,6 +23,10 @@
 #include "tk/host/registry.h"
 #include "lessons/framework/gemm_problem.cuh"
 #if !defined(TK_GPU)
+#include <algorithm>
+#include <bit>
+#include <cmath>
+#include <cstdint>
 #include "lessons/framework/lesson.h"
 #endif
 
@@ -68,6 +72,55 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 constexpr int kMinBlocksPerSm = 4;
 constexpr uint64_t kMaxCycles = 11800;
 
+// Every element of the output is a bf16 value widened (its low 16 bits are
+// 0), or every wrong element is off by rounding only (within 5%): the sum
+// went through bf16 on its way, rather than landing in the wrong place.
+inline bool rounded_like_bf16(const tklab::lessons::Symptom& s) {
+    if (!s.got || !s.want || s.nan > 0 || s.inf > 0 || s.wrong == 0) return false;
+    bool all_bf16 = true;
+    double largest = 0;
+    for (size_t k = 0; k < s.got->size() && k < s.want->size(); ++k) {
+        const float g = (*s.got)[k];
+        all_bf16 = all_bf16 && (std::bit_cast<uint32_t>(g) & 0xffffu) == 0;
+        const double w = (*s.want)[k];
+        largest = std::max(largest, std::abs(double(g) - w) / std::max(std::abs(w), 1.0));
+    }
+    return all_bf16 || largest < 0.05;
+}
+
+// This lesson's known mistakes (lessons/framework/diagnosis.h), most
+// specific first; each has its hint in hints.md, and wrong/ holds an example
+// of each. An empty kernel is the framework's own "nothing_stored".
+inline std::vector<tklab::lessons::Mistake> mistakes() {
+    using tklab::lessons::Symptom;
+    return {
+        {"regions_miss_part_of_c",
+         [](const Symptom& s) { return s.part == "correctness" && s.nan > 0 && s.nan == s.wrong && s.wrong < s.total; },
+         "part of C is never written (it keeps the NaN of fresh memory), the rest is right: the warps' regions or "
+         "their warp tiles do not cover the block's 128x128. A warp's region is 64 x 64 whatever the warp tile: "
+         "rows 64*(w/2).., cols 64*(w%2).., walked in 64/WM x 64/WN tiles; a 64 that meant the region must not "
+         "become the tile's size."},
+        {"bf16_accumulator",
+         [](const Symptom& s) { return s.part == "correctness" && rounded_like_bf16(s); },
+         "the sum was rounded to bf16 on its way (kept in a bf16 tile between k-steps, say): bf16 keeps 8 significant "
+         "bits, so even one rounding is a few parts in a thousand, beyond the check's 1e-3. Accumulate in the fp32 "
+         "rt_fl for the whole K loop; registers are saved by a smaller warp tile, not a narrower type."},
+        {"warp_tile_too_small",
+         [](const Symptom& s) { return s.part == "goal" && s.says("the slowest block took"); },
+         "the warp tile is too small: a warp walks K once per warp tile of its 64x64 region, and every k-step waits "
+         "for its loads whatever the tile's size, so many small tiles mean many waits for few mma. Take a bigger tile "
+         "(the README's table measures 32x32) while the blocks per SM stay at 4 or more."},
+        {"warp_tile_too_big",
+         [](const Symptom& s) {
+             return s.part == "goal" && s.run && std::string(s.run->stats.occupancy_limit) == "registers" &&
+                    s.says("blocks fit on an SM");
+         },
+         "the warp tile is too big: its fp32 accumulator (WM x WN / 32 registers per thread) stays live through the "
+         "whole K loop, so few blocks fit in an SM's 65536 registers and too few warps are left to hide each other's "
+         "waits. Take a smaller tile, at most 104 tile registers per thread for 4 blocks per SM."},
+    };
+}
+
 // What `tklab lesson check 6` runs: one block and one k-step, a wide C of
 // two blocks with three k-steps, a tall one with five, and 256 x 256 x 64
 // (4 blocks, 4 k-steps); the goal is read on the last.
@@ -83,6 +136,7 @@ inline tklab::lessons::Lesson lesson() {
                   {{"M", 256}, {"N", 256}, {"K", 64}}},
         .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("M"), d.at("N")}; },
         .goals = {tklab::lessons::min_blocks_per_sm(kMinBlocksPerSm), tklab::lessons::max_cycles(kMaxCycles)},
+        .mistakes = mistakes(),
     };
 }
 #endif

@@ -37,15 +37,15 @@ using KnownWrong = lesson_tests::KnownWrong<lesson06::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson06::wrong_empty::kernel, "correctness",
-     "16384 of 16384 elements differ from the CPU reference (largest error inf"},
+     "16384 of 16384 elements differ from the CPU reference (largest error inf", "nothing_stored"},
     {"wrong/region_stride.cuh", lesson06::wrong_region_stride::kernel, "correctness",
-     "4096 of 16384 elements differ from the CPU reference (largest error inf"},
+     "4096 of 16384 elements differ from the CPU reference (largest error inf", "regions_miss_part_of_c"},
     {"wrong/bf16_accumulator.cuh", lesson06::wrong_bf16_accumulator::kernel, "correctness",
-     "correctness: wrong at K=16 M=128 N=128"},
+     "correctness: wrong at K=16 M=128 N=128", "bf16_accumulator"},
     {"wrong/too_small.cuh", lesson06::wrong_too_small::kernel, "goal",
-     "the slowest block took 34095 cycles (goal: at most 11800)"},
+     "the slowest block took 34095 cycles (goal: at most 11800)", "warp_tile_too_small"},
     {"wrong/too_big.cuh", lesson06::wrong_too_big::kernel, "goal",
-     "2 blocks fit on an SM, limited by registers (goal: at least 4); 160 tile registers per thread"},
+     "2 blocks fit on an SM, limited by registers (goal: at least 4); 160 tile registers per thread", "warp_tile_too_big"},
 };
 
 struct Cost {
@@ -94,6 +94,8 @@ TEST_CASE("lesson 6: the exercise as shipped is correct and fails the occupancy 
     CHECK(res.part == "goal");
     CHECK(res.report.find("correct at K=64 M=256 N=256") != std::string::npos);
     CHECK(res.report.find("limited by registers") != std::string::npos);
+    // 64x64 warp tiles: that is what the check says is likely.
+    CHECK(res.mistake == "warp_tile_too_big");
 }
 
 TEST_CASE("lesson 6: what the three warp tiles cost, as README.md's table says", "[lessons][lesson06]") {
@@ -161,6 +163,10 @@ TEST_CASE("lesson 6: what the three warp tiles cost, as README.md's table says",
 
 TEST_CASE("lesson 6: every known-wrong kernel fails with its message", "[lessons][lesson06]") {
     lesson_tests::check_known_wrong("lessons/06_register_pressure", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 6: every known mistake has its hint and a kernel that shows it", "[lessons][lesson06]") {
+    lesson_tests::check_mistakes("lessons/06_register_pressure", lesson06::mistakes(), known_wrong);
 }
 
 TEST_CASE("lesson 6: the known-wrong list covers lessons/06_register_pressure/wrong/", "[lessons][lesson06]") {
