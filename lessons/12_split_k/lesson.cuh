@@ -29,6 +29,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <regex>
 #include "lessons/framework/lesson.h"
 #include "sim/simulator.h"
 #endif
@@ -284,6 +285,88 @@ inline tklab::lessons::Goal faster_than_one_slice(double ratio, tk::host::dims_t
             }};
 }
 
+// The goal's figures, read off its why ("GEMM 56249) on 64 blocks, S = 16;
+// one slice: 56165 cycles"); nothing when the goal was not this one.
+struct GoalFigures {
+    uint64_t gemm = 0, one_slice = 0;
+    int slices = 0;
+};
+inline std::optional<GoalFigures> goal_figures(const tklab::lessons::Symptom& s) {
+    static const std::regex figures(R"(GEMM ([0-9]+)\) on [0-9]+ blocks, S = ([0-9]+); one slice: ([0-9]+) cycles)");
+    std::smatch m;
+    if (s.part != "goal" || !std::regex_search(s.goal_why, m, figures)) return std::nullopt;
+    return GoalFigures{std::stoull(m[1].str()), std::stoull(m[3].str()), std::stoi(m[2].str())};
+}
+
+// The explain hook's verdict on k-steps counted other than once (its "why"
+// in the report): some added twice or more, some never.
+inline bool k_steps_added_more_than_once(const tklab::lessons::Symptom& s) {
+    static const std::regex times(R"(added [0-9]+ times)");
+    return s.part == "correctness" && std::regex_search(s.report, times);
+}
+inline bool k_steps_added_never(const tklab::lessons::Symptom& s) { return s.part == "correctness" && s.says(" added never"); }
+
+// This lesson's known mistakes (lessons/framework/diagnosis.h), most specific
+// first; each has its hint in hints.md, and wrong/ (or the exercise) holds an
+// example of each. A wrong C is read through explain()'s verdict in the
+// report (one slice's partial product; k-steps counted twice or never) and
+// the output's pattern; the goal through its figures.
+inline std::vector<tklab::lessons::Mistake> mistakes() {
+    using tklab::lessons::Symptom;
+    using tklab::sim::ErrorKind;
+    return {
+        {"c_not_zeroed",
+         [](const Symptom& s) {
+             return s.error == ErrorKind::uninitialized_read && s.says("read of global memory nothing wrote") && s.says("red.global");
+         },
+         "the atomic adds add into a C nobody zeroed: an add reads the value already there, and fresh device memory is "
+         "garbage (on a GPU, C would be garbage plus the product). The zero kernel, launched before the GEMM, must "
+         "store zeros over every element of C (HOLE 2): each warp a 32x32 tile at warp_tile()."},
+        {"plain_store_not_add",
+         [](const Symptom& s) { return s.part == "correctness" && s.says("hold one slice's partial product alone"); },
+         "HOLE 4 still stores: kSlices blocks hold partial tiles of the same 64x64 of C, and a store replaces what "
+         "is there instead of adding to it, so C keeps whichever block stored last. tk::atomic_add sums them, in any "
+         "order, into a C the zero kernel cleared first (HOLE 2)."},
+        {"every_slice_walks_all_k",
+         [](const Symptom& s) {
+             // The goal: no faster than one slice though the grid has several
+             // (a split GEMM's own time is about 1/S of it).
+             if (const auto g = goal_figures(s)) return g->slices > 1 && double(g->gemm) >= 0.8 * double(g->one_slice);
+             // Or, adding: every k-step counted S times, C S times too big.
+             const int slices = s.run ? int(s.run->grid.z) : 0;
+             return s.part == "correctness" && slices > 1 && s.scale && std::abs(*s.scale - slices) < 0.01 * slices;
+         },
+         "the grid has kSlices slices, but every block walks all of K: kSlices times the work on kSlices times the "
+         "blocks, no faster than one slice (and, added up, C kSlices times too big). HOLE 3: block blockIdx.z takes "
+         "only its slice's k-steps, [z * per, min((z + 1) * per, K / 64))."},
+        {"slices_start_wrong",
+         [](const Symptom& s) { return k_steps_added_more_than_once(s) && k_steps_added_never(s); },
+         "the slices start at the wrong k-steps: some k-steps are added twice and others never, as when slice z "
+         "starts at k-step z (its index) instead of z * per. Slice z's first k-step is z * per, capped at K / 64."},
+        {"slices_overlap",
+         [](const Symptom& s) { return k_steps_added_more_than_once(s) && !k_steps_added_never(s); },
+         "the slices overlap: each runs past its end into the next slice's k-steps, which are then added twice. "
+         "Slice z ends where slice z + 1 begins: last = min(first + per, K / 64)."},
+        {"k_steps_left_out",
+         [](const Symptom& s) { return k_steps_added_never(s) && !k_steps_added_more_than_once(s); },
+         "some k-steps are in no slice: most likely per = k-steps / kSlices rounded down, which leaves the last few "
+         "out whenever kSlices does not divide the k-steps. Round per up, "
+         "(k_steps + kSlices - 1) / kSlices, and cap each slice's end at K / 64."},
+        {"k_not_split",
+         [](const Symptom& s) {
+             const auto g = goal_figures(s);
+             return g && g->slices == 1;
+         },
+         "K is not split yet: one block per 64x64 tile of C makes 4 blocks for the GPU's 132 SMs, each walking all "
+         "of K. Cut K into kSlices slices (HOLE 1), give each block its slice (HOLE 3), and add the partial tiles "
+         "with atomics (HOLE 4) into a C zeroed first (HOLE 2)."},
+        {"nothing_stored",
+         [](const Symptom& s) { return s.part == "correctness" && s.all_nan(); },
+         "C holds nothing the kernels wrote: neither the zero kernel nor the GEMM writes it. The zero kernel stores "
+         "zeros over C, and each GEMM block adds its slice's partial tile into it with tk::atomic_add."},
+    };
+}
+
 // What `tklab lesson check 12` runs: one tile of C with 32 k-steps; a wide
 // C with 19 k-steps (a number S seldom divides: the last slice is shorter,
 // or empty); a tall one with 5 (fewer k-steps than most S: some slices have
@@ -303,6 +386,7 @@ inline tklab::lessons::Lesson lesson() {
         .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("M"), d.at("N")}; },
         .goals = {faster_than_one_slice(2.0, goal_size)},
         .explain = explain,
+        .mistakes = mistakes(),
     };
 }
 #endif

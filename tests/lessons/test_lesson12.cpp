@@ -43,15 +43,37 @@ tklab::lessons::CheckResult check_kernel(lesson12::Kernels k) {
 using KnownWrong = lesson_tests::KnownWrong<lesson12::Kernels>;
 
 const KnownWrong known_wrong[] = {
-    {"wrong/plain_store.cuh", LESSON12_KERNELS(wrong_plain_store), "correctness", "elements of C hold one slice's partial product alone"},
+    {"wrong/plain_store.cuh", LESSON12_KERNELS(wrong_plain_store), "correctness", "elements of C hold one slice's partial product alone",
+     "plain_store_not_add"},
     {"wrong/not_zeroed.cuh", LESSON12_KERNELS(wrong_not_zeroed), "error",
-     "not_zeroed.cuh:29: error: read of global memory nothing wrote: a reduction's read (red.global)"},
-    {"wrong/overlapping_slices.cuh", LESSON12_KERNELS(wrong_overlapping_slices), "correctness", "added 2 times"},
-    {"wrong/remainder_missed.cuh", LESSON12_KERNELS(wrong_remainder_missed), "correctness", "k-steps 16-18 (k 1024-1215) added never"},
-    {"wrong/slice_offset.cuh", LESSON12_KERNELS(wrong_slice_offset), "correctness", "added never"},
-    {"wrong/whole_k_each_slice.cuh", LESSON12_KERNELS(wrong_whole_k_each_slice), "goal", "does yours walk all of K?"},
-    {"wrong/empty.cuh", LESSON12_KERNELS(wrong_empty), "correctness", "4096 of 4096 elements differ from the CPU reference"},
+     "not_zeroed.cuh:29: error: read of global memory nothing wrote: a reduction's read (red.global)", "c_not_zeroed"},
+    {"wrong/overlapping_slices.cuh", LESSON12_KERNELS(wrong_overlapping_slices), "correctness", "added 2 times", "slices_overlap"},
+    {"wrong/remainder_missed.cuh", LESSON12_KERNELS(wrong_remainder_missed), "correctness", "k-steps 16-18 (k 1024-1215) added never",
+     "k_steps_left_out"},
+    {"wrong/slice_offset.cuh", LESSON12_KERNELS(wrong_slice_offset), "correctness", "added never", "slices_start_wrong"},
+    {"wrong/whole_k_each_slice.cuh", LESSON12_KERNELS(wrong_whole_k_each_slice), "goal", "does yours walk all of K?",
+     "every_slice_walks_all_k"},
+    {"wrong/empty.cuh", LESSON12_KERNELS(wrong_empty), "correctness", "4096 of 4096 elements differ from the CPU reference",
+     "nothing_stored"},
 };
+
+// The mistake of wrong/whole_k_each_slice.cuh made with the adds in place:
+// every block walks all of K and adds its tile into a zeroed C, so C is
+// kSlices times the product. The check must diagnose it as the same mistake.
+namespace whole_k_added {
+constexpr int kSlices = 8;
+__global__ void zero(tk::gl<float> C) {
+    tk::rt_fl<32, 32> z;
+    tk::zero(z);
+    tk::store(C, z, lesson12::warp_tile());
+}
+__global__ void kernel(tk::gl<tk::bf16> A, tk::gl<tk::bf16> B, tk::gl<float> C) {
+    tk::rt_fl<32, 32> acc;
+    tk::zero(acc);
+    lesson12::multiply(acc, A, B, 0, A.cols / lesson12::kBlock);
+    tk::atomic_add(C, acc, lesson12::warp_tile());
+}
+} // namespace whole_k_added
 
 // The simulated cycles of a variant at the goal's size: the zeroing kernel's and the GEMM's.
 struct Cycles {
@@ -85,6 +107,8 @@ TEST_CASE("lesson 12: the exercise as shipped is right and misses the goal", "[l
     CHECK(res.report.find("correct at K=4096 M=128 N=128") != std::string::npos);
     CHECK(res.report.find("on 4 blocks, S = 1; one slice:") != std::string::npos);
     CHECK(res.report.find("split K into S slices (kSlices)") != std::string::npos);
+    // Not a slip but the lesson's starting point: K is not split yet.
+    CHECK(res.mistake == "k_not_split");
 }
 
 TEST_CASE("lesson 12: the solution meets the goal with room to spare, and other slice counts would too", "[lessons][lesson12]") {
@@ -99,6 +123,18 @@ TEST_CASE("lesson 12: the solution meets the goal with room to spare, and other 
 
 TEST_CASE("lesson 12: every known-wrong kernel fails with its message", "[lessons][lesson12]") {
     lesson_tests::check_known_wrong("lessons/12_split_k", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 12: every known mistake has its hint and a kernel that shows it", "[lessons][lesson12]") {
+    lesson_tests::check_mistakes("lessons/12_split_k", lesson12::mistakes(), known_wrong, {"k_not_split"});
+}
+
+TEST_CASE("lesson 12: every block walking all of K is diagnosed as such when it adds too", "[lessons][lesson12]") {
+    // C is kSlices times the product: a correctness failure, not the goal's.
+    const auto res = check_kernel(lesson12::Kernels{whole_k_added::zero, whole_k_added::kernel, whole_k_added::kSlices});
+    INFO(res.report);
+    CHECK(res.part == "correctness");
+    CHECK(res.mistake == "every_slice_walks_all_k");
 }
 
 TEST_CASE("lesson 12: the known-wrong list covers lessons/12_split_k/wrong/", "[lessons][lesson12]") {
