@@ -32,15 +32,16 @@ using KnownWrong = lesson_tests::KnownWrong<lesson01::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson01::wrong_empty::kernel, "correctness",
-     "1024 of 1024 elements differ from the CPU reference (largest error inf"},
+     "1024 of 1024 elements differ from the CPU reference (largest error inf", "nothing_stored"},
     {"wrong/wrong_index.cuh", lesson01::wrong_wrong_index::kernel, "correctness",
-     "2048 of 3072 elements differ from the CPU reference (largest error inf"},
+     "2048 of 3072 elements differ from the CPU reference (largest error inf", "strip_index"},
     {"wrong/thread_id.cuh", lesson01::wrong_thread_id::kernel, "correctness",
-     "2048 of 3072 elements differ from the CPU reference (largest error 64,"},
-    {"wrong/no_guard.cuh", lesson01::wrong_no_guard::kernel, "error", "tile coordinate is outside the global tensor"},
-    {"wrong/bf16_sum.cuh", lesson01::wrong_bf16_sum::kernel, "correctness", "correctness: wrong at C=64 R=16"},
+     "2048 of 3072 elements differ from the CPU reference (largest error 64,", "thread_not_lane"},
+    {"wrong/no_guard.cuh", lesson01::wrong_no_guard::kernel, "error", "tile coordinate is outside the global tensor",
+     "no_idle_guard"},
+    {"wrong/bf16_sum.cuh", lesson01::wrong_bf16_sum::kernel, "correctness", "correctness: wrong at C=64 R=16", "sum_in_bf16"},
     {"wrong/register_hungry.cuh", lesson01::wrong_register_hungry::kernel, "goal",
-     "112 registers per thread live at the peak"},
+     "112 registers per thread live at the peak", "extra_tiles"},
 };
 
 } // namespace
@@ -71,10 +72,16 @@ TEST_CASE("lesson 1: the exercise as shipped fails the check", "[lessons][lesson
     CHECK_FALSE(res.passed);
     CHECK(res.part == "correctness");
     CHECK(res.report.find("(0, 2): yours") != std::string::npos);  // lane 1's first element: the lane was not added
+    // At R = 16 only HOLE 3 matters: OUT is X, the lane never added.
+    CHECK(res.mistake == "lane_not_added");
 }
 
 TEST_CASE("lesson 1: every known-wrong kernel fails with its message", "[lessons][lesson01]") {
     lesson_tests::check_known_wrong("lessons/01_tiles", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 1: every known mistake has its hint and a kernel that shows it", "[lessons][lesson01]") {
+    lesson_tests::check_mistakes("lessons/01_tiles", lesson01::mistakes(), known_wrong, {"lane_not_added"});
 }
 
 TEST_CASE("lesson 1: the known-wrong list covers lessons/01_tiles/wrong/", "[lessons][lesson01]") {
