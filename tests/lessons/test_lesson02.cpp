@@ -33,16 +33,18 @@ using KnownWrong = lesson_tests::KnownWrong<lesson02::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson02::wrong_empty::kernel, "correctness",
-     "1024 of 1024 elements differ from the CPU reference (largest error inf"},
-    {"wrong/no_max.cuh", lesson02::wrong_no_max::kernel, "correctness", 
-     "512 of 1024 elements differ from the CPU reference (largest error inf"},
+     "1024 of 1024 elements differ from the CPU reference (largest error inf", "nothing_stored"},
+    {"wrong/no_max.cuh", lesson02::wrong_no_max::kernel, "correctness",
+     "512 of 1024 elements differ from the CPU reference (largest error inf", "max_not_subtracted"},
     {"wrong/div_max.cuh", lesson02::wrong_div_max::kernel, "correctness",
-     "941 of 1024 elements differ from the CPU reference (largest error 0.965"},
-    {"wrong/bf16_exp.cuh", lesson02::wrong_bf16_exp::kernel, "correctness", "correctness: wrong at C=64 R=16"},
+     "941 of 1024 elements differ from the CPU reference (largest error 0.965", "not_divided_by_sum"},
+    {"wrong/bf16_exp.cuh", lesson02::wrong_bf16_exp::kernel, "correctness", "correctness: wrong at C=64 R=16",
+     "bf16_rounding"},
     {"wrong/wrong_index.cuh", lesson02::wrong_wrong_index::kernel, "correctness",
-     "correctness: wrong at C=64 R=48: 2048 of 3072 elements differ from the CPU reference (largest error inf"},
+     "correctness: wrong at C=64 R=48: 2048 of 3072 elements differ from the CPU reference (largest error inf",
+     "strip_index"},
     {"wrong/register_hungry.cuh", lesson02::wrong_register_hungry::kernel, "goal",
-     "132 registers per thread live at the peak"},
+     "132 registers per thread live at the peak", "new_tile_per_step"},
 };
 
 } // namespace
@@ -82,10 +84,16 @@ TEST_CASE("lesson 2: the exercise as shipped fails the check", "[lessons][lesson
     CHECK_FALSE(res.passed);
     CHECK(res.part == "correctness");
     CHECK(res.report.find("correctness: wrong at C=64 R=16: 1024 of 1024 elements differ") != std::string::npos);
+    // It stores X unchanged: the logits, not probabilities.
+    CHECK(res.mistake == "logits_stored");
 }
 
 TEST_CASE("lesson 2: every known-wrong kernel fails with its message", "[lessons][lesson02]") {
     lesson_tests::check_known_wrong("lessons/02_softmax", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 2: every known mistake has its hint and a kernel that shows it", "[lessons][lesson02]") {
+    lesson_tests::check_mistakes("lessons/02_softmax", lesson02::mistakes(), known_wrong, {"logits_stored"});
 }
 
 TEST_CASE("lesson 2: the known-wrong list covers lessons/02_softmax/wrong/", "[lessons][lesson02]") {
