@@ -33,14 +33,17 @@ using KnownWrong = lesson_tests::KnownWrong<lesson03::kernel_fn>;
 
 const KnownWrong known_wrong[] = {
     {"wrong/empty.cuh", lesson03::wrong_empty::kernel, "correctness",
-     "256 of 256 elements differ from the CPU reference (largest error inf"},
-    {"wrong/zero_in_loop.cuh", lesson03::wrong_zero_in_loop::kernel, "correctness", "correctness: wrong at K=32 M=16 N=48"},
-    {"wrong/k_tile_zero.cuh", lesson03::wrong_k_tile_zero::kernel, "correctness", "correctness: wrong at K=32 M=16 N=48"},
+     "256 of 256 elements differ from the CPU reference (largest error inf", "nothing_stored"},
+    {"wrong/zero_in_loop.cuh", lesson03::wrong_zero_in_loop::kernel, "correctness", "correctness: wrong at K=32 M=16 N=48",
+     "accumulator_reset_each_step"},
+    {"wrong/k_tile_zero.cuh", lesson03::wrong_k_tile_zero::kernel, "correctness", "correctness: wrong at K=32 M=16 N=48",
+     "k_tile_fixed"},
     {"wrong/transposed_store.cuh", lesson03::wrong_transposed_store::kernel, "error",
-     "tile coordinate is outside the global tensor"},
-    {"wrong/bf16_output.cuh", lesson03::wrong_bf16_output::kernel, "correctness", "correctness: wrong at K=16 M=16 N=16"},
+     "tile coordinate is outside the global tensor", "store_coordinates_swapped"},
+    {"wrong/bf16_output.cuh", lesson03::wrong_bf16_output::kernel, "correctness", "correctness: wrong at K=16 M=16 N=16",
+     "bf16_result"},
     {"wrong/separate_product.cuh", lesson03::wrong_separate_product::kernel, "goal",
-     "24 registers per thread live at the peak"},
+     "24 registers per thread live at the peak", "separate_product"},
 };
 
 } // namespace
@@ -69,10 +72,15 @@ TEST_CASE("lesson 3: the exercise as shipped fails the check", "[lessons][lesson
     CHECK_FALSE(res.passed);
     CHECK(res.part == "correctness");
     CHECK(res.report.find("256 of 256 elements differ") != std::string::npos);  // nothing stored yet
+    CHECK(res.mistake == "nothing_stored");
 }
 
 TEST_CASE("lesson 3: every known-wrong kernel fails with its message", "[lessons][lesson03]") {
     lesson_tests::check_known_wrong("lessons/03_mma", known_wrong, check_kernel);
+}
+
+TEST_CASE("lesson 3: every known mistake has its hint and a kernel that shows it", "[lessons][lesson03]") {
+    lesson_tests::check_mistakes("lessons/03_mma", lesson03::mistakes(), known_wrong);
 }
 
 TEST_CASE("lesson 3: the known-wrong list covers lessons/03_mma/wrong/", "[lessons][lesson03]") {
