@@ -191,6 +191,27 @@ inline bool weighted_means(const Symptom& s) {
     return true;
 }
 
+// Every wrong row's norm against the expected row's: a softmax made sharper
+// throughout (scores too large) leans on its top keys and gives every row a
+// larger norm (the near-flat rows most); a flatter one averages more keys
+// and gives smaller norms. +1: all sharper, -1: all flatter, 0: mixed.
+inline int sharpness_off(const Symptom& s) {
+    if (!s.got || !s.want || s.got->size() != s.want->size() || s.wrong == 0) return 0;
+    bool larger = false, smaller = false;
+    for (int r = 0; r < s.rows; ++r) {
+        if (!row_wrong(s, r)) continue;
+        double gg = 0, ww = 0;
+        for (int c = 0; c < s.cols; ++c) {
+            const size_t at = size_t(r) * size_t(s.cols) + size_t(c);
+            gg += double((*s.got)[at]) * (*s.got)[at], ww += (*s.want)[at] * (*s.want)[at];
+        }
+        const double ratio = ww > 0 ? std::sqrt(gg / ww) : 0;
+        larger = larger || ratio > 1.05;
+        smaller = smaller || ratio < 0.95;
+    }
+    return larger == smaller ? 0 : larger ? 1 : -1;
+}
+
 inline bool one_k_tile(const Symptom& s) { return s.dims.count("N") && s.dims.at("N") == kTileRows; }
 
 } // namespace diagnosis
@@ -213,6 +234,10 @@ inline std::vector<tklab::lessons::Mistake> mistakes() {
          "every element is NaN though O was stored: m is still -inf when the scores are shifted, so sub_row(s, s, m) "
          "makes them +inf and exp(+inf) * V sums to NaN. Keep the running max (HOLE 1): copy(m_old, m), then "
          "row_max(m, s, m)."},
+        {"sum_never_added",
+         [](const Symptom& s) { return s.part == "correctness" && s.inf > 0 && s.ops(Op::st_global) > 0; },
+         "O holds +-inf: acc was divided by l = 0. l starts at 0 and never receives this tile's weights: add each "
+         "row's sum of exp(s - m) into it with row_sum(l, s, l) (HOLE 3), after the rescale."},
         {"no_final_divide",
          [](const Symptom& s) { return s.part == "correctness" && wrong_rows_scaled_up(s); },
          "each wrong row of O is its right row times one factor above 1: acc holds the weighted sum of V, never "
@@ -223,14 +248,13 @@ inline std::vector<tklab::lessons::Mistake> mistakes() {
          "right with one K tile, wrong with several: what earlier tiles summed into acc and l is not brought onto the "
          "new running max. When m moves, multiply both by scale = exp(m_old - m) before adding this tile's terms "
          "(HOLE 2 and HOLE 3: mul_row(acc, acc, scale), mul(l, l, scale)), and keep m the max over every tile so far."},
-        {"scores_not_scaled",
+        {"wrong_score_scale",
          [](const Symptom& s) {
-             return s.part == "correctness" && one_k_tile(s) && weighted_means(s) &&
-                    wrong_share_of_kind(s, kHugeRow) < 0.25 && wrong_share_of_kind(s, 0) > 0.75;
+             return s.part == "correctness" && one_k_tile(s) && weighted_means(s) && sharpness_off(s) != 0;
          },
-         "the softmax has the wrong sharpness: the near-flat rows are wrong while the huge rows, one-hot at any "
-         "sharpness, are right. The scores must be divided by sqrt(D) = 8 before the softmax: mul(s, s, 0.125f) "
-         "after the mma."},
+         "the softmax is sharper (or flatter) than it should be in every row: each row of O leans on too few keys (or "
+         "averages too many), so the scores have the wrong size. Attention divides Q K^T by sqrt(D) = 8, once: "
+         "mul(s, s, 0.125f) after the mma, before the max."},
         {"shift_not_per_row",
          [](const Symptom& s) {
              return s.part == "correctness" && one_k_tile(s) && weighted_means(s) && wrong_share_of_kind(s, kHugeRow) >= 0.5;
@@ -238,6 +262,11 @@ inline std::vector<tklab::lessons::Mistake> mistakes() {
          "every kind of row is wrong, even the one-hot ones, though each row is still a weighted mean of V: each key's "
          "weight is off by its own factor. A row softmax is unchanged only by one shift per row: subtract each row's "
          "max (row_max, sub_row), not each column's (col_max, sub_col)."},
+        {"no_barrier_after_loads",
+         [](const Symptom& s) { return s.error == ErrorKind::race && s.says("read after write"); },
+         "a warp reads K or V before the block's loads of them are done: each thread copies only its share of a tile "
+         "(group<4>::load), so the whole tile is there only after a __syncthreads() between the two loads and the "
+         "first ldmatrix (a __syncwarp orders one warp's lanes, not the block's)."},
         {"tiles_unswizzled",
          [](const Symptom& s) { return s.part == "goal" && s.goal.find("bank conflicts") != std::string::npos; },
          "the K and V shared tiles are read with bank conflicts: a 64-wide bf16 row is 128 bytes, so without the "

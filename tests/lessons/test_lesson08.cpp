@@ -14,7 +14,9 @@
 #include "lessons/08_flash_attention/wrong/col_max.cuh"
 #include "lessons/08_flash_attention/wrong/empty.cuh"
 #include "lessons/08_flash_attention/wrong/no_divide.cuh"
+#include "lessons/08_flash_attention/wrong/no_first_sync.cuh"
 #include "lessons/08_flash_attention/wrong/no_rescale.cuh"
+#include "lessons/08_flash_attention/wrong/no_row_sum.cuh"
 #include "lessons/08_flash_attention/wrong/no_scale.cuh"
 #include "lessons/08_flash_attention/wrong/no_second_sync.cuh"
 #include "lessons/08_flash_attention/wrong/unswizzled.cuh"
@@ -35,9 +37,11 @@ const KnownWrong known_wrong[] = {
     {"wrong/no_rescale.cuh", lesson08::wrong_no_rescale::kernel, "correctness",
      "correctness: wrong at D=64 N=128: 3556 of 8192 elements differ", "carry_between_tiles"},
     {"wrong/no_scale.cuh", lesson08::wrong_no_scale::kernel, "correctness",
-     "correctness: wrong at D=64 N=64: 2986 of 4096 elements differ", "scores_not_scaled"},
+     "correctness: wrong at D=64 N=64: 2986 of 4096 elements differ", "wrong_score_scale"},
     {"wrong/no_divide.cuh", lesson08::wrong_no_divide::kernel, "correctness",
      "correctness: wrong at D=64 N=64: 2985 of 4096 elements differ", "no_final_divide"},
+    {"wrong/no_row_sum.cuh", lesson08::wrong_no_row_sum::kernel, "correctness",
+     "correctness: wrong at D=64 N=64: 4096 of 4096 elements differ", "sum_never_added"},
     {"wrong/col_max.cuh", lesson08::wrong_col_max::kernel, "correctness",
      "correctness: wrong at D=64 N=64: 4074 of 4096 elements differ", "shift_not_per_row"},
     {"wrong/unswizzled.cuh", lesson08::wrong_unswizzled::kernel, "goal",
@@ -46,6 +50,8 @@ const KnownWrong known_wrong[] = {
      "k_and_v_tiles_live_together"},
     {"wrong/no_second_sync.cuh", lesson08::wrong_no_second_sync::kernel, "error",
      "no_second_sync.cuh:28: error: shared-memory race (write after read)", "no_barrier_before_next_tile"},
+    {"wrong/no_first_sync.cuh", lesson08::wrong_no_first_sync::kernel, "error",
+     "no_first_sync.cuh:33: error: shared-memory race (read after write)", "no_barrier_after_loads"},
 };
 
 } // namespace
