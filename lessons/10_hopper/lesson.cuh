@@ -89,6 +89,45 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 // model, measured figures): the solution's slowest block takes 3762 cycles; the same kernel
 // with a ring of one slot (wrong/one_stage.cuh) takes 5207, because the copy
 // of the next tiles and the multiply of these never overlap. 4500 lies between.
+// This lesson's known mistakes (lessons/framework/diagnosis.h), most specific
+// first; each has its hint in hints.md, and wrong/ holds an example of each
+// (the exercise as shipped shows full_ignores_bytes too: it expects 0 bytes).
+inline std::vector<tklab::lessons::Mistake> mistakes() {
+    using tklab::lessons::Symptom;
+    using tklab::sim::ErrorKind;
+    using tklab::sim::Op;
+    return {
+        {"nothing_stored",
+         [](const Symptom& s) { return s.part == "correctness" && s.all_nan() && s.ops(Op::st_global) == 0; },
+         "C keeps its fill (NaN): the consumer warps multiply into acc and never write it. After the k-loop each "
+         "consumer warp stores its 16 rows: store(g.C, acc, {0, 0, block_row * 4 + warpgroup::warpid(), block_col})."},
+        {"full_ignores_bytes",
+         [](const Symptom& s) {
+             // Either the consumers' wgmma read a slot before its copies landed, or
+             // the copies landed on a phase that had completed without them.
+             return (s.error == ErrorKind::uninitialized_read && s.says("wgmma")) ||
+                    s.says("bytes that no expect_tx counted") || s.says("counted fewer bytes than the copies deliver");
+         },
+         "\"full\" completes on the producer's arrival alone, before the bulk copies' bytes land: the arrival did not "
+         "announce (all) the bytes the two copies bring, so the consumers' wgmma may read the slot too early. Arrive "
+         "with tma::expect<a_tile, b_tile>(st.full), 8192 + 16384 bytes, in place of a plain arrive or a wrong count "
+         "(HOLE 1)."},
+        {"producer_waits_this_round",
+         [](const Symptom& s) {
+             return s.error == ErrorKind::deadlock && s.names_line_with("empty") && !s.says("arrivals came from") &&
+                    s.says("nothing has arrived on it yet");
+         },
+         "the producer waits on \"empty\" for this round's phase, which only the consumers complete, after it has "
+         "filled the slot: nobody moves. It waits for the previous round's release, parity phase ^ 1 (a fresh mbarrier "
+         "counts that phase as complete, so round 0 goes through)."},
+        {"ring_too_short",
+         [](const Symptom& s) { return s.part == "goal" && s.says("the slowest block took"); },
+         "the output is right but loading and multiplying take turns: with a ring of one slot the producer cannot copy "
+         "k-step k + 1 until the consumers release k-step k. Use all kStages slots, k-step k in ring[k % kStages], "
+         "with the parity (k / kStages) % 2."},
+    };
+}
+
 inline tklab::lessons::Lesson lesson() {
     return tklab::lessons::Lesson{
         .number = 10,
@@ -100,6 +139,7 @@ inline tklab::lessons::Lesson lesson() {
                   {{"M", 128}, {"N", 256}, {"K", 256}}},
         .shape = [](const tk::host::dims_t& d) { return std::pair{d.at("M"), d.at("N")}; },
         .goals = {tklab::lessons::max_cycles(4500)},
+        .mistakes = mistakes(),
     };
 }
 #endif
