@@ -10,10 +10,7 @@
 // ceil(strips / 4) blocks, so when R / 16 is not a multiple of 4 the last
 // block has warps with no strip.
 #pragma once
-#include <algorithm>
 #include <cmath>
-#include <cstdint>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -95,48 +92,6 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 }
 
 #if !defined(TK_GPU)
-// How the matchers below read a wrong OUT (Symptom::got against ::want).
-
-// Is `got` within the check's tolerance of `want`?
-inline bool within_tolerance(double got, double want) { return std::abs(got - want) <= kTolerance * std::max(std::abs(want), 1.0); }
-
-// Does every wrong element (row, col, yours, expected) fit `fits`? False when
-// the check did not fail on the output.
-template <typename Fits>
-bool every_wrong_element(const tklab::lessons::Symptom& s, Fits fits) {
-    if (s.part != "correctness" || !s.got || !s.want || s.wrong == 0 || s.got->size() != s.want->size()) return false;
-    for (size_t k = 0; k < s.want->size(); ++k) {
-        const double g = (*s.got)[k], w = (*s.want)[k];
-        if (!within_tolerance(g, w) && !fits(int(k / size_t(s.cols)), int(k % size_t(s.cols)), g, w)) return false;
-    }
-    return true;
-}
-
-// Some strips of 16 rows hold nothing but NaN and every other strip is right:
-// those strips were never stored (no warp took them).
-inline bool whole_strips_unstored(const tklab::lessons::Symptom& s) {
-    if (s.part != "correctness" || !s.got || s.wrong == 0 || s.wrong == s.total || s.nan != s.wrong) return false;
-    const size_t strip_elements = size_t(kStripRows) * size_t(s.cols);
-    for (size_t first = 0; first < s.got->size(); first += strip_elements) {
-        size_t nan = 0;
-        for (size_t k = first; k < std::min(first + strip_elements, s.got->size()); ++k) nan += std::isnan((*s.got)[k]) ? 1 : 0;
-        if (nan != 0 && nan != strip_elements) return false;
-    }
-    return true;
-}
-
-// Every element of OUT is a bf16 value widened to float (its low 16 bits
-// are 0): the values went through bf16 on their way to the store.
-inline bool all_bf16_values(const tklab::lessons::Symptom& s) {
-    if (!s.got) return false;
-    for (float v : *s.got) {
-        uint32_t bits;
-        std::memcpy(&bits, &v, sizeof bits);
-        if (!std::isfinite(v) || (bits & 0xffffu) != 0) return false;
-    }
-    return true;
-}
-
 // This lesson's known mistakes (lessons/framework/diagnosis.h), most specific
 // first; each has its hint in hints.md, and wrong/ (or the shipped exercise)
 // holds an example of each.
@@ -151,15 +106,15 @@ inline std::vector<tklab::lessons::Mistake> mistakes() {
          "a warp with no strip went on to load one: the grid is rounded up to whole blocks of 4 warps, so when R / 16 "
          "is not a multiple of 4 the last block's extra warps have a strip number past the end of X. Before the load, "
          "those warps return: if (strip >= x.rows / 16) return; (HOLE 2)."},
-        {"strip_index", whole_strips_unstored,
+        {"strip_index", [](const Symptom& s) { return s.whole_row_bands_unstored(kStripRows); },
          "whole strips of 16 rows were never stored while others were right: the strip number does not give each "
          "warp of the grid its own strip, so some warps repeat a strip and some strips get no warp. A block has 4 "
          "warps: warp w of block b takes strip 4 * b + w, blockIdx.x * 4 + warpid() (HOLE 1)."},
         {"thread_not_lane",
          [](const Symptom& s) {
-             return every_wrong_element(s, [](int, int, double g, double w) {
+             return s.every_wrong_element([&s](int, int, double g, double w) {
                  const double n = std::round((g - w) / 32.0);
-                 return n != 0 && within_tolerance(g - 32.0 * n, w);
+                 return n != 0 && s.within_tolerance(g - 32.0 * n, w);
              });
          },
          "the wrong elements are off by a multiple of 32, the same for a whole warp's strip: you added the thread's "
@@ -167,15 +122,15 @@ inline std::vector<tklab::lessons::Mistake> mistakes() {
          "warp, 0..31: tk::laneid(), threadIdx.x % 32."},
         {"lane_not_added",
          [](const Symptom& s) {
-             return every_wrong_element(s, [](int r, int c, double g, double w) { return within_tolerance(g + lane_of(r, c), w); });
+             return s.every_wrong_element([&s](int r, int c, double g, double w) { return s.within_tolerance(g + lane_of(r, c), w); });
          },
          "the wrong elements are X itself: the lane that holds them was never added. Every lane holds 16 pairs of its "
          "strip, t.tiles[0][j].data[k] for j and k 0..3, and both halves of a pair, .x and .y, get tk::laneid() "
          "added (HOLE 3)."},
         {"sum_in_bf16",
          [](const Symptom& s) {
-             return all_bf16_values(s) &&
-                    every_wrong_element(s, [](int, int, double g, double w) { return std::abs(g - w) <= std::abs(w) / 128; });
+             return s.all_bf16_values() &&
+                    s.every_wrong_element([](int, int, double g, double w) { return std::abs(g - w) <= std::abs(w) / 128; });
          },
          "OUT is right to within bf16's rounding, and every value in it is a bf16 value: the sum X + lane was made "
          "in bf16 (8 significant bits, so X + 17 is rounded to a multiple of 1/8). Load the strip straight into the "

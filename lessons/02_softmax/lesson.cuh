@@ -122,52 +122,6 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 }
 
 #if !defined(TK_GPU)
-// How the matchers below read a wrong OUT (Symptom::got against ::want).
-
-// Is `got` within the check's tolerance of `want`?
-inline bool within_tolerance(double got, double want) { return std::abs(got - want) <= kTolerance * std::max(std::abs(want), 1.0); }
-
-// Does every wrong element (row, col, yours, expected) fit `fits`? False when
-// the check did not fail on the output.
-template <typename Fits>
-bool every_wrong_element(const tklab::lessons::Symptom& s, Fits fits) {
-    if (s.part != "correctness" || !s.got || !s.want || s.wrong == 0 || s.got->size() != s.want->size()) return false;
-    for (size_t k = 0; k < s.want->size(); ++k) {
-        const double g = (*s.got)[k], w = (*s.want)[k];
-        if (!within_tolerance(g, w) && !fits(int(k / size_t(s.cols)), int(k % size_t(s.cols)), g, w)) return false;
-    }
-    return true;
-}
-
-// Does every row of OUT that holds a wrong element fit `fits` (its
-// elements, yours and expected, `cols` of each)?
-template <typename Fits>
-bool every_wrong_row(const tklab::lessons::Symptom& s, Fits fits) {
-    if (s.part != "correctness" || !s.got || !s.want || s.wrong == 0 || s.got->size() != s.want->size()) return false;
-    const size_t cols = size_t(s.cols);
-    for (size_t first = 0; first + cols <= s.want->size(); first += cols) {
-        const float* g = s.got->data() + first;
-        const double* w = s.want->data() + first;
-        bool wrong = false;
-        for (size_t c = 0; c < cols; ++c) wrong = wrong || !within_tolerance(g[c], w[c]);
-        if (wrong && !fits(g, w, cols)) return false;
-    }
-    return true;
-}
-
-// Some strips of 16 rows hold nothing but NaN and every other strip is right:
-// those strips were never stored (no warp took them).
-inline bool whole_strips_unstored(const tklab::lessons::Symptom& s) {
-    if (s.part != "correctness" || !s.got || s.wrong == 0 || s.wrong == s.total || s.nan != s.wrong) return false;
-    const size_t strip_elements = size_t(kStripRows) * size_t(s.cols);
-    for (size_t first = 0; first < s.got->size(); first += strip_elements) {
-        size_t nan = 0;
-        for (size_t k = first; k < std::min(first + strip_elements, s.got->size()); ++k) nan += std::isnan((*s.got)[k]) ? 1 : 0;
-        if (nan != 0 && nan != strip_elements) return false;
-    }
-    return true;
-}
-
 // This lesson's known mistakes (lessons/framework/diagnosis.h), most specific
 // first; each has its hint in hints.md, and wrong/ (or the shipped exercise)
 // holds an example of each.
@@ -180,21 +134,21 @@ inline std::vector<tklab::lessons::Mistake> mistakes() {
         {"max_not_subtracted",
          [](const Symptom& s) {
              // NaN or inf only in the rows whose logits sit far from 0 (the large and small kinds).
-             return every_wrong_element(s, [](int r, int, double g, double) {
+             return s.every_wrong_element([](int r, int, double g, double) {
                  return !std::isfinite(g) && kRowKinds[r % 4].shift != 0.f;
              });
          },
          "the gentle and peaky rows are right and the large and small ones NaN: exp overflows float to inf on logits "
          "near 96 (inf / inf is NaN) and underflows to 0 near -112 (0 / 0). Subtract each row's max before exp "
          "(HOLE 1: row_max, then sub_row): the largest exponential becomes 1 and the softmax does not change."},
-        {"strip_index", whole_strips_unstored,
+        {"strip_index", [](const Symptom& s) { return s.whole_row_bands_unstored(kStripRows); },
          "whole strips of 16 rows were never stored while others were right: the strip number does not give each "
          "warp of the grid its own strip. A block has 4 warps: warp w of block b takes strip blockIdx.x * 4 + "
          "warpid(), as in lesson 1."},
         {"logits_stored",
          [](const Symptom& s) {
              // OUT - log(softmax) is the same along every row: OUT is X, perhaps shifted per row.
-             return every_wrong_row(s, [](const float* g, const double* w, size_t cols) {
+             return s.every_wrong_row([](const float* g, const double* w, size_t cols) {
                  for (size_t c = 0; c < cols; ++c)
                      if (!std::isfinite(g[c]) || !(w[c] > 0) ||
                          std::abs((g[c] - std::log(w[c])) - (g[0] - std::log(w[0]))) > 1e-3)
@@ -207,7 +161,7 @@ inline std::vector<tklab::lessons::Mistake> mistakes() {
          "div_row (HOLE 3), each in place on t."},
         {"bf16_rounding",
          [](const Symptom& s) {
-             return every_wrong_element(s, [](int, int, double g, double w) { return std::abs(g - w) <= 0.01 * w; });
+             return s.every_wrong_element([](int, int, double g, double w) { return std::abs(g - w) <= 0.01 * w; });
          },
          "every wrong probability is within 1% of the right one: rounding, not a wrong formula. Something in the "
          "softmax went through bf16, which keeps 8 significant bits (0.2% of the value), most likely the exponentials "
@@ -217,7 +171,7 @@ inline std::vector<tklab::lessons::Mistake> mistakes() {
          [](const Symptom& s) {
              // Each wrong row is the right one times its own factor, and that factor is the row's sum: the row
              // was left as its exponentials, divided by 1 (the row max of exp(x - max)) or by nothing.
-             return every_wrong_row(s, [](const float* g, const double* w, size_t cols) {
+             return s.every_wrong_row([](const float* g, const double* w, size_t cols) {
                  double sum = 0;
                  for (size_t c = 0; c < cols; ++c) sum += g[c];
                  if (!(sum > 1 + 1e-3)) return false;

@@ -12,9 +12,7 @@
 #pragma once
 #include <algorithm>
 #include <cmath>
-#include <cstdint>
 #include <cstdio>
-#include <cstring>
 #include <memory>
 #include <stdexcept>
 #include <string>
@@ -97,18 +95,6 @@ inline std::string explain(const tk::host::dims_t& d, unsigned seed, const std::
     return "";
 }
 
-// Every element of C is a bf16 value widened to float (its low 16 bits are
-// 0): the result went through bf16 on its way to the store.
-inline bool all_bf16_values(const tklab::lessons::Symptom& s) {
-    if (!s.got) return false;
-    for (float v : *s.got) {
-        uint32_t bits;
-        std::memcpy(&bits, &v, sizeof bits);
-        if (!std::isfinite(v) || (bits & 0xffffu) != 0) return false;
-    }
-    return true;
-}
-
 // This lesson's known mistakes (lessons/framework/diagnosis.h), most specific
 // first; each has its hint in hints.md, and wrong/ holds an example of each.
 inline std::vector<tklab::lessons::Mistake> mistakes() {
@@ -134,7 +120,7 @@ inline std::vector<tklab::lessons::Mistake> mistakes() {
          "{0, 0, k, col}."},
         {"bf16_result",
          [](const Symptom& s) {
-             if (s.part != "correctness" || !s.got || !s.want || s.wrong == 0 || !all_bf16_values(s)) return false;
+             if (s.part != "correctness" || !s.got || !s.want || s.wrong == 0 || !s.all_bf16_values()) return false;
              for (size_t i = 0; i < s.want->size(); ++i)
                  if (std::abs((*s.got)[i] - (*s.want)[i]) > std::abs((*s.want)[i]) / 128 + kTolerance) return false;
              return true;

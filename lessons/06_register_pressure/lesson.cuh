@@ -77,15 +77,8 @@ constexpr uint64_t kMaxCycles = 11800;
 // went through bf16 on its way, rather than landing in the wrong place.
 inline bool rounded_like_bf16(const tklab::lessons::Symptom& s) {
     if (!s.got || !s.want || s.nan > 0 || s.inf > 0 || s.wrong == 0) return false;
-    bool all_bf16 = true;
-    double largest = 0;
-    for (size_t k = 0; k < s.got->size() && k < s.want->size(); ++k) {
-        const float g = (*s.got)[k];
-        all_bf16 = all_bf16 && (std::bit_cast<uint32_t>(g) & 0xffffu) == 0;
-        const double w = (*s.want)[k];
-        largest = std::max(largest, std::abs(double(g) - w) / std::max(std::abs(w), 1.0));
-    }
-    return all_bf16 || largest < 0.05;
+    return s.all_bf16_values() ||
+           s.every_wrong_element([](int, int, double g, double w) { return std::abs(g - w) < 0.05 * std::max(std::abs(w), 1.0); });
 }
 
 // This lesson's known mistakes (lessons/framework/diagnosis.h), most

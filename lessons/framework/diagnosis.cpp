@@ -1,4 +1,6 @@
 #include "lessons/framework/diagnosis.h"
+#include <algorithm>
+#include <bit>
 #include <cmath>
 #include <fstream>
 #include <regex>
@@ -17,6 +19,49 @@ bool Symptom::names_line_with(std::string_view text) const {
     for (const std::string& c : named_code)
         if (c.find(text) != std::string::npos) return true;
     return false;
+}
+
+bool Symptom::within_tolerance(double g, double w) const { return std::abs(g - w) <= tolerance * std::max(std::abs(w), 1.0); }
+
+bool Symptom::every_wrong_element(const std::function<bool(int, int, double, double)>& fits) const {
+    if (part != "correctness" || !got || !want || wrong == 0 || got->size() != want->size() || cols <= 0) return false;
+    for (size_t k = 0; k < want->size(); ++k) {
+        const double g = (*got)[k], w = (*want)[k];
+        if (!within_tolerance(g, w) && !fits(int(k / size_t(cols)), int(k % size_t(cols)), g, w)) return false;
+    }
+    return true;
+}
+
+bool Symptom::every_wrong_row(const std::function<bool(const float*, const double*, size_t)>& fits) const {
+    if (part != "correctness" || !got || !want || wrong == 0 || got->size() != want->size() || cols <= 0) return false;
+    const size_t n = size_t(cols);
+    for (size_t first = 0; first + n <= want->size(); first += n) {
+        const float* g = got->data() + first;
+        const double* w = want->data() + first;
+        bool bad = false;
+        for (size_t c = 0; c < n && !bad; ++c) bad = !within_tolerance(g[c], w[c]);
+        if (bad && !fits(g, w, n)) return false;
+    }
+    return true;
+}
+
+bool Symptom::all_bf16_values() const {
+    if (!got || got->empty()) return false;
+    for (float v : *got)
+        if (!std::isfinite(v) || (std::bit_cast<uint32_t>(v) & 0xffffu) != 0) return false;
+    return true;
+}
+
+bool Symptom::whole_row_bands_unstored(int band_rows) const {
+    if (part != "correctness" || !got || wrong == 0 || wrong == total || nan != wrong || band_rows <= 0 || cols <= 0) return false;
+    const size_t band = size_t(band_rows) * size_t(cols);
+    for (size_t first = 0; first < got->size(); first += band) {
+        size_t n = 0;
+        const size_t end = std::min(first + band, got->size());
+        for (size_t k = first; k < end; ++k) n += std::isnan((*got)[k]) ? 1 : 0;
+        if (n != 0 && n != end - first) return false;
+    }
+    return true;
 }
 
 uint64_t Symptom::ops(sim::Op op) const {
@@ -53,6 +98,7 @@ void describe_output(Symptom& s, const std::vector<float>& got, const std::vecto
                      int rows, int cols) {
     s.got = &got;
     s.want = &want;
+    s.tolerance = tolerance;
     s.total = want.size();
     s.rows = rows > 0 ? rows : 1;
     s.cols = cols > 0 ? cols : int(want.size());

@@ -41,6 +41,7 @@ struct Symptom {
     size_t inf = 0;           // wrong elements that are +-inf
     size_t zero = 0;          // wrong elements that are exactly 0
     int rows = 0, cols = 0;   // the output's shape (1 x n when the lesson gives none)
+    double tolerance = 0;     // the check's limit on an element's error (relative; absolute below 1)
     int wrong_rows = 0, wrong_cols = 0;  // rows and columns holding a wrong element
     std::optional<double> scale;  // yours / expected, the same (within 1%) for every wrong element
     bool transposed = false;      // the output is the expected one transposed (square outputs)
@@ -60,6 +61,16 @@ struct Symptom {
     uint64_t ops(sim::Op op) const;               // the run's instructions of `op`, over its kept blocks
     bool all_nan() const { return total > 0 && wrong == total && nan == total; }
     double wrong_share() const { return total ? double(wrong) / double(total) : 0; }
+    // The output's pattern, element by element (all false unless the output is what failed):
+    bool within_tolerance(double got, double want) const;  // as the check judges one element
+    // Every wrong element (its row, column, value and expected value) fits `fits`.
+    bool every_wrong_element(const std::function<bool(int row, int col, double got, double want)>& fits) const;
+    // Every row holding a wrong element fits `fits` (its `cols` values and expected values).
+    bool every_wrong_row(const std::function<bool(const float* got, const double* want, size_t cols)>& fits) const;
+    bool all_bf16_values() const;  // every value is finite and a bf16 widened to float (low 16 bits 0)
+    // Some bands of `band_rows` rows hold nothing but NaN and every other band
+    // is right: those bands were never stored (no warp took them).
+    bool whole_row_bands_unstored(int band_rows) const;
 };
 
 struct Mistake {

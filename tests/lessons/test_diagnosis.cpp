@@ -4,7 +4,9 @@
 // mistake's hint served before the general ones.
 #include <catch2/catch.hpp>
 
+#include <bit>
 #include <cmath>
+#include <cstdint>
 #include <random>
 #include <vector>
 
@@ -163,4 +165,55 @@ TEST_CASE("hints: tagged sections belong to a mistake and come first when it is 
     CHECK(next_hint(h, 1, "parity", {"parity"})->general == 1);
     // A mistake without a hint of its own: the general order.
     CHECK(next_hint(h, 0, "nothing_stored", {})->general == 0);
+}
+
+TEST_CASE("diagnosis: element and row predicates over the wrong elements only", "[lessons][diagnosis]") {
+    const int rows = 32, cols = 8;
+    const auto want = random_matrix(rows, cols, 23);
+
+    SECTION("bands of rows never stored") {
+        auto got = as_float(want);
+        for (int r = 16; r < 32; ++r)
+            for (int c = 0; c < cols; ++c) got[size_t(r) * cols + c] = NAN;
+        Symptom s;
+        s.part = "correctness";
+        describe_output(s, got, want, 1e-3, rows, cols);
+        CHECK(s.whole_row_bands_unstored(16));
+        CHECK_FALSE(s.whole_row_bands_unstored(32));  // half a band is not a band
+        got[0] = NAN;                                 // and a NaN in a stored band breaks the pattern
+        Symptom t;
+        t.part = "correctness";
+        describe_output(t, got, want, 1e-3, rows, cols);
+        CHECK_FALSE(t.whole_row_bands_unstored(16));
+    }
+    SECTION("every wrong element off by the same offset, rows whole") {
+        auto got = as_float(want);
+        for (size_t k = size_t(8) * cols; k < size_t(16) * cols; ++k) got[k] += 3;
+        Symptom s;
+        s.part = "correctness";
+        describe_output(s, got, want, 1e-3, rows, cols);
+        CHECK(s.every_wrong_element([&s](int r, int, double g, double w) { return r >= 8 && r < 16 && s.within_tolerance(g - 3, w); }));
+        CHECK_FALSE(s.every_wrong_element([&s](int, int, double g, double w) { return s.within_tolerance(g - 2, w); }));
+        CHECK(s.every_wrong_row([](const float* g, const double* w, size_t n) {
+            for (size_t c = 0; c < n; ++c)
+                if (std::abs(g[c] - w[c] - 3) > 1e-3 * std::max(std::abs(w[c]), 1.0)) return false;
+            return true;
+        }));
+        CHECK_FALSE(s.all_bf16_values());  // random doubles rounded to float keep their low bits
+    }
+    SECTION("values rounded through bf16") {
+        auto got = as_float(want);
+        for (float& g : got) g = std::bit_cast<float>(std::bit_cast<uint32_t>(g) & 0xffff0000u);
+        Symptom s;
+        s.part = "correctness";
+        describe_output(s, got, want, 1e-6, rows, cols);
+        CHECK(s.all_bf16_values());
+        CHECK(s.every_wrong_element([](int, int, double g, double w) { return std::abs(g - w) <= std::abs(w) / 128; }));
+    }
+    SECTION("nothing to judge when the output is not what failed") {
+        Symptom s;
+        s.part = "goal";
+        CHECK_FALSE(s.every_wrong_element([](int, int, double, double) { return true; }));
+        CHECK_FALSE(s.whole_row_bands_unstored(4));
+    }
 }
