@@ -1,4 +1,5 @@
 #include "sim/banks.h"
+#include "sim/api.h"
 
 #include <algorithm>
 #include <bit>
@@ -79,16 +80,25 @@ BankAnalysis analyze_access(uint32_t active_mask, const uint32_t addr[32], int b
     return analyze(active_mask, addr, access_phases(bytes));
 }
 
-BankAnalysis analyze_atomic(uint32_t active_mask, const uint32_t addr[32]) {
+BankAnalysis analyze_atomic(uint32_t active_mask, const uint32_t addr[32], AtomOp op, AtomType type) {
     BankAnalysis out;
     if (active_mask == 0) return out;
     uint8_t per_bank[32] = {};
     for (uint32_t m = active_mask; m; m &= m - 1) ++per_bank[(addr[std::countr_zero(m)] / 4) % 32];
     const uint8_t worst = *std::max_element(per_bank, per_bank + 32);
     std::copy(per_bank, per_bank + 32, out.bank_words);
-    out.wavefronts = worst;
-    out.ideal = 1;
     out.max_way = worst;
+    if (op == AtomOp::add && type == AtomType::f32) {
+        out.instructions = worst;  // one compare-and-swap round per lane of the busiest bank
+        out.wavefronts = uint16_t(2 * worst);
+        out.ideal = out.wavefronts;
+    } else if (op == AtomOp::cas) {
+        out.wavefronts = uint16_t(2 * worst);
+        out.ideal = uint16_t(worst + 1);  // Nsight counts worst - 1 of them as conflicts: one per extra lane
+    } else {
+        out.wavefronts = worst;
+        out.ideal = 1;
+    }
     return out;
 }
 

@@ -58,7 +58,7 @@ void Merger::add(BlockResult& br) {
         case SmemTotal::atom_shared: tot = &st.atom_shared; break;
         case SmemTotal::none: continue;
         }
-        tot->instructions++;
+        tot->instructions += s.banks.instructions;  // SASS instructions, as Nsight counts them
         if (s.banks.conflicts() > st.worst_conflict) {
             st.worst_conflict = s.banks.conflicts();
             st.worst_conflict_loc = bt.events[s.event].loc;  // run-wide by now

@@ -8,7 +8,7 @@
 // and results to sign-preserving zero; on shared memory it keeps them.
 //
 // Shared atomics are shared-memory requests: their bank analysis
-// (analyze_atomic, sim/banks.h) is recorded and totalled as Nsight's op_atom,
+// (analyze_atomic, sim/banks.h, measured on the H100) is recorded and totalled as Nsight's op_atom,
 // and they take the shared-memory pipe like loads and stores; to the race
 // finder they are atomic read-modify-writes (no race with each other, a race
 // with an unordered plain load or store). Global atomics take the memory path
@@ -73,7 +73,8 @@ void Executor::shared_atomic(bool returns) {
         check_shared(b_, lane(l), addr[l], 4, what);
     });
     for_lanes([&](int l) { access(lane_accessor(l), addr[l], 4, true, lane(l), true); });
-    const BankAnalysis ba = analyze_atomic(mask_, addr);
+    const LaneOp& first = lane_op(std::countr_zero(mask_));
+    const BankAnalysis ba = analyze_atomic(mask_, addr, first.atom_op, first.atom_type);
     const uint64_t end = use_smem_pipe(ba.wavefronts);
     for_lanes([&](int l) {
         LaneOp& o = lane_op(l);
@@ -84,7 +85,7 @@ void Executor::shared_atomic(bool returns) {
         if (returns) o.data[0] = old;
     });
     if (returns) note_load(end + cost_.shared_latency, Stall::short_scoreboard, 1);
-    w_.clock = t_ + cost_.issue_cycles;
+    w_.clock = t_ + uint64_t(cost_.issue_cycles) * ba.instructions;  // an f32 add's loop issues once a round
     record_smem(ba, addr);
 }
 
