@@ -1,0 +1,18 @@
+# lessons/README.md quotes results/workshop_setup.txt (scripts/dev/time_workshop_setup.sh):
+# the total from a fresh clone to lesson 1's report and when the packages were in.
+file(READ ${RESULTS} results)
+file(READ ${README} readme)
+string(REGEX REPLACE "[ \n]+" " " readme "${readme}")
+string(REGEX MATCH "lesson 1's report: ([0-9]+) s" _ "${results}")
+set(total ${CMAKE_MATCH_1})
+string(REGEX MATCH "packages installed: ([0-9]+) s" _ "${results}")
+set(install ${CMAKE_MATCH_1})
+if(NOT total OR NOT install)
+  message(FATAL_ERROR "${RESULTS} lacks the 'packages installed' or 'lesson 1's report' line")
+endif()
+foreach(want "took **${total} s**" "installed after ${install} s")
+  string(FIND "${readme}" "${want}" at)
+  if(at EQUAL -1)
+    message(FATAL_ERROR "${README} should say \"${want}\" (from ${RESULTS})")
+  endif()
+endforeach()
