@@ -53,6 +53,7 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.registers_per_sm = get_int(j, "registers_per_sm");
     m.max_registers_per_thread = get_int(j, "max_registers_per_thread");
     m.base_registers_per_thread = get_int(j, "base_registers_per_thread");
+    m.registers_per_loop_address = j.value("registers_per_loop_address", 0.0);
     m.shared_bytes_per_sm = get_int(j, "shared_bytes_per_sm");
     m.issue_cycles = get_int(j, "issue_cycles");
     m.shared_latency = get_int(j, "shared.latency");

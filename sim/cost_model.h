@@ -13,6 +13,10 @@ struct CostModel {
     double clock_mhz = 0;
     int sms = 0, max_threads_per_sm = 0, max_blocks_per_sm = 0, registers_per_sm = 0;
     int max_registers_per_thread = 0, shared_bytes_per_sm = 0, base_registers_per_thread = 0;
+    // Registers the compiler keeps per global-memory instruction of a loop
+    // (its address or offset, live across the loop): a compiler figure,
+    // fitted against ptxas (sim/README.md, "Registers").
+    double registers_per_loop_address = 0;
     int issue_cycles = 1;
     int shared_latency = 0, shared_cycles_per_wavefront = 1, ldmatrix_latency = 0;
     // A warp's shared-memory instructions waiting for the pipe: with `high`

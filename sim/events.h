@@ -86,6 +86,7 @@ struct BlockTrace {
     uint32_t allowed_uninit_loc = 0;    // the first one's kernel line
     int peak_regs = 0;                  // the block's highest live registers per thread
     int peak_loaded_regs = 0;           // the most registers per lane loaded and not yet read, any warp
+    int loop_addresses = 0;             // global-memory instructions per pass of a warp's hottest loop, most of any warp
     // Per-thread registers summed over the block's warps after their setmaxnreg
     // (a warp that never called it: its peak); 0 when no warp called it.
     int setmaxnreg_registers = 0;
@@ -128,6 +129,7 @@ struct Stats {
     int blocks_per_sm = 0;
     int peak_regs = 0;                   // live registers per thread at the peak
     int peak_loaded_regs = 0;            // the most registers per lane loaded and not yet read (any block)
+    int loop_addresses = 0;              // global-memory instructions per pass of the hottest loop (any warp)
     uint32_t peak_regs_loc = 0;          // declaration that reached it
     int setmaxnreg_registers = 0;        // a block's registers after setmaxnreg (BlockTrace's), largest
     // Registers per thread the compiler is estimated to allocate, without its

@@ -167,6 +167,18 @@ void finish_block(Block& b, const CostModel& cost) {
     end_open_regions(b);
     out.trace.warp_peak_regs.resize(b.warps.size());
     for (const Warp& w : b.warps) out.trace.peak_loaded_regs = std::max(out.trace.peak_loaded_regs, int(w.peak_loaded_regs));
+    // The hottest loop's global-memory instructions per pass: their sites
+    // are the ones visited most (and more than once); each keeps an address
+    // in registers across the loop (sim/README.md, "Registers").
+    for (const Warp& w : b.warps) {
+        uint32_t most = 2, per_pass = 0;
+        for (const auto& [site, st] : w.global_sites) {
+            if (st.visits < most) continue;
+            if (st.visits > most) { most = st.visits; per_pass = 0; }
+            per_pass += st.per_visit;
+        }
+        out.trace.loop_addresses = std::max(out.trace.loop_addresses, int(per_pass));
+    }
     for (const Thread& t : b.threads) {
         uint16_t& peak = out.trace.warp_peak_regs[t.warp->id];
         peak = std::max<uint16_t>(peak, uint16_t(t.peak_regs));
@@ -252,7 +264,7 @@ int probe_blocks_per_sm(const std::string& kernel, Dim3 grid, Dim3 block_dim, si
     }
     finish_block(b, cost);
     const unsigned threads = block_dim.x * block_dim.y * block_dim.z;
-    const int regs = register_estimate(cost, out.trace.peak_regs, out.trace.peak_loaded_regs, out.trace.setmaxnreg_registers > 0, threads);
+    const int regs = register_estimate(cost, register_use(out.trace), threads);
     return std::max(1, std::min(per_sm, blocks_per_sm_by_registers(cost, regs, out.trace.setmaxnreg_registers, threads)));
 }
 

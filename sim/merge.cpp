@@ -79,6 +79,7 @@ void Merger::add(BlockResult& br) {
     st.global_write_bytes += bt.global_write_bytes;
     st.overhead_instructions += uint64_t(std::llround(bt.overhead_instructions));
     st.peak_loaded_regs = std::max(st.peak_loaded_regs, bt.peak_loaded_regs);
+    st.loop_addresses = std::max(st.loop_addresses, bt.loop_addresses);
     bt.allowed_uninit_loc = loc_map[bt.allowed_uninit_loc];
     if (bt.allowed_uninit_reads && !st.allowed_uninit_reads) st.allowed_uninit_loc = bt.allowed_uninit_loc;
     st.allowed_uninit_reads += bt.allowed_uninit_reads;
@@ -87,20 +88,40 @@ void Merger::add(BlockResult& br) {
     st.blocks_run++;
 }
 
-int register_estimate(const CostModel& cost, int peak_tile_regs, int peak_loaded_regs, bool reallocates, unsigned threads_per_block) {
+int loop_address_registers(const CostModel& cost, int loop_addresses) {
+    return int(std::lround(cost.registers_per_loop_address * loop_addresses));
+}
+
+RegisterUse register_use(const BlockTrace& b) {
+    return {b.peak_regs, b.peak_loaded_regs, b.loop_addresses, b.setmaxnreg_registers > 0, false};
+}
+
+RegisterUse register_use(const Stats& st) {
+    return {st.peak_regs, st.peak_loaded_regs, st.loop_addresses, st.setmaxnreg_registers > 0,
+            st.warp_instructions == st.by_op[size_t(Op::exit)]};
+}
+
+int register_estimate(const CostModel& cost, const RegisterUse& use, unsigned threads_per_block) {
     // A kernel that moves registers between warpgroups (setmaxnreg) is compiled
     // to the most its launch bounds allow every thread: the pool it moves them
     // from (measured: the producer/consumer kernels get exactly that).
-    if (reallocates && threads_per_block > 0)
+    if (use.reallocates && threads_per_block > 0)
         return std::min(cost.max_registers_per_thread, cost.registers_per_sm / int(threads_per_block) / 8 * 8);
+    // Nothing issued: no indices, addresses or tiles to hold.
+    if (use.idle) return kIdleKernelRegisters;
     // Otherwise: the tiles live at the peak, or the registers loads filled
     // before anything read them (plain arrays the simulator cannot see
-    // declared; loads into tiles are the tiles' own), whichever is more, plus
-    // what indices, addresses and loop counters take (the cost model's base).
-    return cost.base_registers_per_thread + std::max(peak_tile_regs, peak_loaded_regs);
+    // declared; loads into tiles are the tiles' own), whichever is more; the
+    // addresses of the hottest loop's global-memory instructions, which the
+    // compiler keeps across it; and what indices and loop counters take (the
+    // cost model's base). Past the per-thread limit the compiler would
+    // spill (occupancy counts the limit).
+    return cost.base_registers_per_thread + std::max(use.tiles, use.loaded) + loop_address_registers(cost, use.loop_addresses);
 }
 
 int blocks_per_sm_by_registers(const CostModel& cost, int regs, int setmaxnreg_registers, unsigned threads_per_block) {
+    // Past the limit the compiler spills: a thread holds the limit.
+    regs = std::min(regs, cost.max_registers_per_thread);
     const int per_block = setmaxnreg_registers ? setmaxnreg_registers : (regs + 7) / 8 * 8 * int(threads_per_block);
     return cost.registers_per_sm / std::max(1, per_block);
 }
@@ -110,7 +131,7 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     Stats& st = r_.stats;
     // Registers are allocated 8 per thread at a time (256 per warp): the
     // compiler's figure when the build has one, else the estimate.
-    st.estimated_registers = register_estimate(cost, st.peak_regs, st.peak_loaded_regs, st.setmaxnreg_registers > 0, threads_per_block);
+    st.estimated_registers = register_estimate(cost, register_use(st), threads_per_block);
     const int regs = ((r_.compiler ? r_.compiler->registers : st.estimated_registers) + 7) / 8 * 8;
     struct Limit { int blocks; const char* why; };
     Limit limits[] = {

@@ -15,7 +15,21 @@ namespace tklab::sim {
 
 // Registers per thread the compiler is estimated to allocate, when its own
 // figures are not at hand (sim/README.md, "Registers").
-int register_estimate(const CostModel& cost, int peak_tile_regs, int peak_loaded_regs, bool reallocates, unsigned threads_per_block);
+struct RegisterUse {
+    int tiles = 0;           // tile registers live at the peak (per thread)
+    int loaded = 0;          // the most registers loads filled before anything read them
+    int loop_addresses = 0;  // global-memory instructions per pass of the hottest loop
+    bool reallocates = false;  // a warp called setmaxnreg
+    bool idle = false;         // no warp issued anything but its exit
+};
+// A block's (one block, before the others run) or a whole run's.
+RegisterUse register_use(const BlockTrace& b);
+RegisterUse register_use(const Stats& st);
+int register_estimate(const CostModel& cost, const RegisterUse& use, unsigned threads_per_block);
+// The registers the estimate gives the hottest loop's addresses.
+int loop_address_registers(const CostModel& cost, int loop_addresses);
+// What ptxas gives a kernel that does nothing: the estimate of an idle one.
+constexpr int kIdleKernelRegisters = 4;
 
 // Blocks an SM holds at once by their registers: `regs` per thread (allocated
 // 8 at a time), or what a block that reallocates (setmaxnreg) holds in all.

@@ -105,6 +105,12 @@ struct Warp {
     MmaResult mma_results[kMmaResults] = {};
     uint8_t mma_next = 0;
     uint32_t loaded_regs = 0, peak_loaded_regs = 0;  // registers loads filled that nothing has read yet, per lane
+    // Each global-memory instruction site (kernel line and op): how many
+    // tile op calls reached it and the most instructions one call issued
+    // there. The sites of the loop run most keep their addresses in
+    // registers across it (the register estimate).
+    struct GlobalSite { uint32_t visits = 0, per_visit = 0, in_visit = 0, seq = 0; };
+    std::unordered_map<uint32_t, GlobalSite> global_sites;
     Stall load_stall = Stall::none;
     WarpState state = WarpState::runnable;
     uint64_t wait_since = 0;

@@ -594,6 +594,8 @@ private:
             s.estimated_registers = int(as_int(field(r, p, "estimated_registers"), p + ".estimated_registers", 0, 1 << 20));
         if (r.contains("peak_loaded_regs"))
             s.peak_loaded_regs = int(as_int(field(r, p, "peak_loaded_regs"), p + ".peak_loaded_regs", 0, 1 << 20));
+        if (r.contains("loop_addresses"))
+            s.loop_addresses = int(as_int(field(r, p, "loop_addresses"), p + ".loop_addresses", 0, 1 << 20));
         if (r.contains("compiler")) {
             const std::string q = p + ".compiler";
             const json& c = field(r, p, "compiler");

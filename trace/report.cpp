@@ -501,10 +501,12 @@ Registers registers_of(const Trace& t, const Summary& s) {
 
 // What the estimate is made of (sim/merge.cpp register_estimate).
 std::string estimate_parts(const Summary& s, const RegisterEstimate& e) {
+    const std::string rest = " + " + std::to_string(e.base) + " base" +
+                             (e.addresses ? " + " + std::to_string(e.addresses) + " loop addresses" : std::string());
     switch (e.from) {
-    case RegisterEstimate::From::tiles: return std::to_string(s.peak_regs) + " tiles + " + std::to_string(e.base) + " base";
-    case RegisterEstimate::From::loaded:
-        return std::to_string(s.peak_loaded_regs) + " loaded, not yet read + " + std::to_string(e.base) + " base";
+    case RegisterEstimate::From::tiles: return std::to_string(s.peak_regs) + " tiles" + rest;
+    case RegisterEstimate::From::loaded: return std::to_string(s.peak_loaded_regs) + " loaded, not yet read" + rest;
+    case RegisterEstimate::From::idle: return "the kernel issued nothing";
     case RegisterEstimate::From::setmaxnreg: break;
     }
     return "setmaxnreg: the most the launch allows each thread";
@@ -607,12 +609,19 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
         const std::string total = std::to_string(e.total);
         switch (e.from) {
         case RegisterEstimate::From::tiles:
-            row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (+" + std::to_string(e.base) +
-                                      " base = about " + total + ", an estimate)");
+            if (e.addresses)
+                row("peak registers", "about " + total + " per thread (" + estimate_parts(s, e) + "), an estimate");
+            else
+                row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (+" + std::to_string(e.base) +
+                                          " base = about " + total + ", an estimate)");
             break;
         case RegisterEstimate::From::loaded:
             row("peak registers", "about " + total + " per thread, an estimate: " + std::to_string(s.peak_loaded_regs) +
-                                      " loaded before use + " + std::to_string(e.base) + " base");
+                                      (e.addresses ? " loaded + " : " loaded before use + ") + std::to_string(e.base) + " base" +
+                                      (e.addresses ? " + " + std::to_string(e.addresses) + " loop addresses" : std::string()));
+            break;
+        case RegisterEstimate::From::idle:
+            row("peak registers", "about " + total + " per thread, an estimate: the kernel issued nothing");
             break;
         case RegisterEstimate::From::setmaxnreg:
             row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (setmaxnreg's limit: about " + total +
@@ -776,9 +785,10 @@ void write_register_limit(LineWriter& w, const Trace& t, const Summary& s, const
             w.line("    GPU executes and the simulator does not model; fewer or smaller tiles live at the peak (above)");
             w.line("    or indices known at compile time keep them in registers");
         }
-        const long long est = register_estimate(t, s).total;
-        w.line("  without nvcc the simulator would estimate " + std::to_string(est) + ": " +
-               signed_percent(double(est), double(c.registers)) + " against ptxas");
+        const RegisterEstimate e = register_estimate(t, s);
+        w.line("  without nvcc the simulator would estimate " + std::to_string(e.total) + ": " +
+               signed_percent(double(e.total), double(c.registers)) + " against ptxas:");
+        w.line("    " + estimate_parts(s, e));
         return;
     }
     const auto max_regs = arch_int(t, "max_registers_per_thread");
@@ -803,8 +813,11 @@ void write_register_occupancy(LineWriter& w, const Trace& t, const Launch& l, co
         w.line("  blocks/SM by registers: unknown (no registers_per_sm in the cost model, or an odd block)");
         return;
     }
-    // Registers are allocated per thread in units of 8.
-    const long long alloc = std::max(8LL, (regs.total + 7) / 8 * 8);
+    // Registers are allocated per thread in units of 8; past the limit the
+    // compiler spills, and a thread holds the limit.
+    const auto max_regs = arch_int(t, "max_registers_per_thread");
+    const long long held = max_regs && *max_regs > 0 ? std::min<long long>(regs.total, *max_regs) : regs.total;
+    const long long alloc = std::max(8LL, (held + 7) / 8 * 8);
     const long long per_block = alloc * threads;
     const long long blocks = *per_sm / per_block;
     w.line("  by registers: " + std::to_string(alloc) + "/thread (rounded to 8) x " + std::to_string(threads) +

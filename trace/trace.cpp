@@ -1,16 +1,23 @@
 // Small helpers of the in-memory trace.
 #include "trace/trace.h"
 
+#include <cmath>
+
 namespace tklab::trace {
 
 RegisterEstimate register_estimate(const Trace& t, const Summary& s) {
     RegisterEstimate e;
     auto base = t.arch.is_object() ? t.arch.find("base_registers_per_thread") : t.arch.end();
     if (base != t.arch.end() && base->is_number_integer()) e.base = base->get<long long>();
+    auto per_address = t.arch.is_object() ? t.arch.find("registers_per_loop_address") : t.arch.end();
+    if (per_address != t.arch.end() && per_address->is_number())
+        e.addresses = std::llround(per_address->get<double>() * s.loop_addresses);
     e.total = s.estimated_registers > 0 ? s.estimated_registers : e.base + s.peak_regs;
-    e.from = e.total == e.base + s.peak_regs      ? RegisterEstimate::From::tiles
-             : e.total == e.base + s.peak_loaded_regs ? RegisterEstimate::From::loaded
-                                                      : RegisterEstimate::From::setmaxnreg;
+    using From = RegisterEstimate::From;
+    e.from = e.total == e.base + e.addresses + s.peak_regs          ? From::tiles
+             : e.total == e.base + e.addresses + s.peak_loaded_regs ? From::loaded
+             : e.total < e.base                                     ? From::idle  // below the base: a kernel that issued nothing
+                                                                    : From::setmaxnreg;
     return e;
 }
 

@@ -132,6 +132,9 @@ struct Summary {
     // The most registers per lane that loads filled before anything read them
     // (optional; part of the estimate: sim/README.md, "Registers").
     int peak_loaded_regs = 0;
+    // Global-memory instructions per pass of the hottest loop (optional; their
+    // addresses are part of the estimate).
+    int loop_addresses = 0;
     std::vector<SmemSite> smem_sites;
     std::vector<BarrierSite> barrier_sites;
     std::vector<LineStalls> line_stalls;
@@ -260,8 +263,9 @@ struct Trace {
 // without the compiler's figures (sim/merge.cpp register_estimate), and which
 // of its terms it came from. Older traces: the cost model's base plus peak_regs.
 struct RegisterEstimate {
-    enum class From { tiles, loaded, setmaxnreg };
-    long long base = 0;   // the cost model's base_registers_per_thread
+    enum class From { tiles, loaded, setmaxnreg, idle };
+    long long base = 0;       // the cost model's base_registers_per_thread
+    long long addresses = 0;  // the hottest loop's addresses (Summary::loop_addresses, in registers)
     long long total = 0;
     From from = From::tiles;
 };

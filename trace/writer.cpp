@@ -258,6 +258,7 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"peak_regs", s.peak_regs},
             {"estimated_registers", s.estimated_registers},
             {"peak_loaded_regs", s.peak_loaded_regs},
+            {"loop_addresses", s.loop_addresses},
             {"peak_regs_loc", s.peak_regs_loc},
             {"peak_live", column(s.peak_live, [](const LiveTile& t) { return json::array({t.loc, t.regs}); })},
             {"smem_sites", std::move(sites)},

@@ -266,7 +266,7 @@ def main():
         measured["memory.l2_bytes"] = {"from": "cudaDeviceProp::l2CacheSize", "value": cal["l2_bytes"]}
     arch["measured_on"] = f"{cal['gpu']}, driver {cal['driver']}, {cal['nvcc']}, {cal['date']} ({sys.argv[1]})"
     arch["measured"] = measured
-    arch["estimated"] = sorted(k for k in ["issue_cycles", "global.issue_cycles", "base_registers_per_thread"] if k not in measured)
+    arch["estimated"] = sorted(k for k in ["issue_cycles", "global.issue_cycles", "base_registers_per_thread", "registers_per_loop_address"] if k not in measured)
     with open(arch_path, "w") as f:
         json.dump(arch, f, indent=2)
         f.write("\n")

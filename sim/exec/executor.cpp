@@ -57,10 +57,15 @@ void Executor::run() {
     seq_ = ++w_.seq;
     site_ = make_site(trace().events[size_t(ev_)].loc, op);
     issue_overhead(op);  // (addresses do not wait for loaded data)
+    visit_global_site(op);
     if (ins.reads_loaded_registers) {
         wait_until(w_.load_ready, w_.load_stall);
         w_.loaded_regs = 0;  // what was loaded is in use now
     }
+    // Loads no instruction read before a block barrier were read by plain
+    // code the simulator does not see (arithmetic between tile ops): a loop
+    // that synchronises reuses their registers on its next pass.
+    if (op == Op::bar_sync) w_.loaded_regs = 0;
     b_.hooks.instruction_begin();
     switch (ins.family) {
     case Family::shared_memory: shared_memory(op); break;

@@ -109,6 +109,20 @@ private:
         w_.loaded_regs += regs;
         if (w_.loaded_regs > w_.peak_loaded_regs) w_.peak_loaded_regs = w_.loaded_regs;
     }
+    // A global-memory instruction's site (kernel line and op): a new tile op
+    // call there (outside one, each instruction is a call of its own) is
+    // another visit; the register estimate counts the addresses of the sites
+    // visited most (finish_block).
+    void visit_global_site(Op op) {
+        if (op != Op::ld_global && op != Op::st_global && op != Op::cp_async && op != Op::atom_global && op != Op::red_global) return;
+        Warp::GlobalSite& s = w_.global_sites[site_];
+        if (s.visits == 0 || s.seq != t0_->op_seq || t0_->op_depth == 0) {
+            s.seq = t0_->op_seq;
+            ++s.visits;
+            s.in_visit = 0;
+        }
+        s.per_visit = std::max(s.per_visit, ++s.in_visit);
+    }
     // Shared-memory pipe: wavefronts queue behind other warps' wavefronts.
     // The warp issues at once while few of its instructions wait for the
     // pipe (its data, later, is short_scoreboard); with mio_queue_high

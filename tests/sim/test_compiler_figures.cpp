@@ -8,6 +8,7 @@
 #include <random>
 #include <unistd.h>
 #include "sim/compiler_figures.h"
+#include "sim/merge.h"
 #include "sim/simulator.h"
 #include "tk/tk.h"
 
@@ -148,12 +149,92 @@ TEST_CASE("register estimate: registers loads fill before use count when no tile
     std::vector<float> host(8 * 32 * 4);
     for (float& x : host) x = float(rng() % 100);
     tk::device_buffer<float> in(host.size(), host, "in"), out(32, "out");
-    const int base = tklab::sim::CostModel::load("h100").base_registers_per_thread;
+    const auto cost = tklab::sim::CostModel::load("h100");
     for (int pieces : {1, 3, 8}) {
         tk::launch("plain", plain_array_kernel, dim3(1), dim3(32), 0, (const float*)in.data(), out.data(), pieces);
         const auto& r = tklab::sim::last_run();
         CHECK(r.stats.peak_regs == 0);  // no tiles
         CHECK(r.stats.peak_loaded_regs == 4 * pieces);
-        CHECK(r.stats.estimated_registers == base + 4 * pieces);
+        // The load's line runs once per piece: a loop of one global-memory
+        // instruction, whose address the estimate counts too.
+        CHECK(r.stats.loop_addresses == (pieces > 1 ? 1 : 0));
+        CHECK(r.stats.estimated_registers ==
+              cost.base_registers_per_thread + 4 * pieces + tklab::sim::loop_address_registers(cost, r.stats.loop_addresses));
     }
+}
+
+namespace {
+// `passes` times: one tile load from global (a tile op of several ld.global)
+// and one plain 8-byte load; then one store, outside the loop.
+__global__ void loop_loads_kernel(tk::gl<tk::bf16> g, float* out, int passes) {
+    uint32_t acc = 0;
+    for (int p = 0; p < passes; ++p) {
+        tk::rt_bf<16, 16> t;
+        tk::load(t, g, {0, 0, 0, p % 2});
+        uint32_t v[2];
+        tk::arch::ld_global<2>(v, out + 2 * tk::laneid());
+        acc ^= v[0] ^ v[1];
+    }
+    const uint32_t s[1] = {acc};
+    tk::arch::st_global<1>(out + tk::laneid(), s);
+}
+
+// Each pass loads 4 registers into a plain variable, then waits at a block
+// barrier before plain code uses them.
+__global__ void loads_then_barrier_kernel(const float* in, float* out, int passes) {
+    uint32_t sum = 0;
+    for (int p = 0; p < passes; ++p) {
+        uint32_t v[4];
+        tk::arch::ld_global<4>(v, in + 4 * (32 * p + tk::laneid()));
+        __syncthreads();
+        sum ^= v[0] ^ v[1] ^ v[2] ^ v[3];
+    }
+    const uint32_t s[1] = {sum};
+    tk::arch::st_global<1>(out + tk::laneid(), s);
+}
+
+__global__ void idle_kernel(float*) {}
+} // namespace
+
+TEST_CASE("register estimate: the hottest loop's global-memory instructions hold an address each", "[sim][registers]") {
+    std::mt19937 rng(27);
+    std::vector<tk::bf16> host(16 * 32);
+    for (tk::bf16& x : host) x = tk::bf16(float(rng() % 16));
+    tk::device_buffer<tk::bf16> a(host.size(), host, "a");
+    tk::device_buffer<float> out(64, std::vector<float>(64, 1.0f), "out");
+    const tk::gl<tk::bf16> g(a.data(), 1, 1, 16, 32);
+    const auto cost = tklab::sim::CostModel::load("h100");
+    const int passes = 2 + int(rng() % 6);
+    tk::launch("loop", loop_loads_kernel, dim3(1), dim3(32), 0, g, out.data(), passes);
+    const auto& r = tklab::sim::last_run();
+    const uint64_t loads = r.stats.by_op[size_t(tklab::sim::Op::ld_global)];
+    REQUIRE(loads % uint64_t(passes) == 0);
+    // Per pass: the tile load's instructions and the plain load; the store
+    // (one visit) is not in the loop.
+    CHECK(r.stats.loop_addresses == int(loads / uint64_t(passes)));
+    CHECK(r.stats.loop_addresses > 2);  // the tile load is several instructions
+    CHECK(r.stats.estimated_registers ==
+          cost.base_registers_per_thread + std::max(r.stats.peak_regs, r.stats.peak_loaded_regs) +
+              tklab::sim::loop_address_registers(cost, r.stats.loop_addresses));
+    // One pass is no loop: nothing to keep across it.
+    tk::launch("loop", loop_loads_kernel, dim3(1), dim3(32), 0, g, out.data(), 1);
+    CHECK(tklab::sim::last_run().stats.loop_addresses == 0);
+}
+
+TEST_CASE("register estimate: loads nothing read by a block barrier free their registers", "[sim][registers]") {
+    std::mt19937 rng(28);
+    const int passes = 2 + int(rng() % 7);
+    std::vector<float> host(size_t(passes) * 32 * 4);
+    for (float& x : host) x = float(rng() % 100);
+    tk::device_buffer<float> in(host.size(), host, "in"), out(32, "out");
+    tk::launch("barrier", loads_then_barrier_kernel, dim3(1), dim3(64), 0, (const float*)in.data(), out.data(), passes);
+    // Plain code used each pass's 4 registers before the barrier let the
+    // next pass in: they are the same 4 every pass, not 4 x passes.
+    CHECK(tklab::sim::last_run().stats.peak_loaded_regs == 4);
+}
+
+TEST_CASE("register estimate: a kernel that issues nothing holds no indices or addresses", "[sim][registers]") {
+    tk::device_buffer<float> out(32, "out");
+    tk::launch("idle", idle_kernel, dim3(1 + unsigned(std::mt19937(29)() % 4)), dim3(64), 0, out.data());
+    CHECK(tklab::sim::last_run().stats.estimated_registers == tklab::sim::kIdleKernelRegisters);
 }

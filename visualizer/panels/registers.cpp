@@ -246,17 +246,20 @@ void occupancy(const trace::Trace& t, const trace::Launch& l) {
     }
     // The simulator's estimate, as the report gives it (trace::register_estimate).
     const trace::RegisterEstimate e = trace::register_estimate(t, s);
-    char line[200];
+    char line[300];
     if (e.from == trace::RegisterEstimate::From::tiles)
         std::snprintf(line, sizeof line,
-                      "  per thread: about %lld (tiles at the peak) + %lld (the cost model's estimate for indices, "
-                      "addresses, loop counters) = %lld registers",
-                      (long long)s.peak_regs, e.base, e.total);
+                      "  per thread: about %lld (tiles at the peak) + %lld (addresses of the hottest loop's %d global-memory "
+                      "instructions) + %lld (the cost model's base for indices and loop counters) = %lld registers",
+                      (long long)s.peak_regs, e.addresses, s.loop_addresses, e.base, e.total);
     else if (e.from == trace::RegisterEstimate::From::loaded)
         std::snprintf(line, sizeof line,
-                      "  per thread: about %d (registers loaded before use, more than the tiles hold) + %lld (the cost "
-                      "model's estimate for indices, addresses, loop counters) = %lld registers",
-                      s.peak_loaded_regs, e.base, e.total);
+                      "  per thread: about %d (registers loaded before use, more than the tiles hold) + %lld (addresses "
+                      "of the hottest loop's %d global-memory instructions) + %lld (the cost model's base for indices "
+                      "and loop counters) = %lld registers",
+                      s.peak_loaded_regs, e.addresses, s.loop_addresses, e.base, e.total);
+    else if (e.from == trace::RegisterEstimate::From::idle)
+        std::snprintf(line, sizeof line, "  per thread: about %lld registers (the kernel issued nothing)", e.total);
     else
         std::snprintf(line, sizeof line,
                       "  per thread: about %lld registers, the most the launch allows each thread (the kernel "
