@@ -1,6 +1,6 @@
 // Lesson 6, the reference solution: C = A * B, 4 warps per 128x128 tile of C,
 // each warp's 64x64 region computed as 32x32 warp tiles: big enough that each
-// loaded A and B tile feeds two mma outputs, small enough that 7 blocks of
+// loaded A and B tile feeds two mma outputs, small enough that 5 blocks of
 // 128 threads fit on an SM.
 #pragma once
 #include "tk/tk.h"
@@ -53,14 +53,14 @@ __global__ void gemm(gl<bf16> a, gl<bf16> b, gl<float> c) {
 }
 
 // The balanced choice: 32x32 warp tiles, 32 + 8 + 8 = 48 tile registers per
-// thread (72 with the simulator's base of 24), 7 blocks per SM. Measured in
-// the simulator at 256 x 256 x 64 (the check's last size; `tklab run lesson06
-// --variant tile16|tile32|tile64`):
+// thread (96 with the K loop's 24 load addresses and the simulator's base of
+// 24), 5 blocks per SM. Measured in the simulator at 256 x 256 x 64 (the
+// check's last size; `tklab run lesson06 --variant tile16|tile32|tile64`):
 //
-//   warp tile  tile registers  + base  blocks/SM (limit)  slowest block, cycles
-//   16x16       16              40     12 (registers)     34095  (misses <= 11800)
-//   32x32       48              72      7 (registers)      11576
-//   64x64      160             184      2 (registers)      6217  (misses >= 4 blocks)
+//   warp tile  tile registers  estimate  blocks/SM (limit)  slowest block, cycles
+//   16x16       16              52        9 (registers)     34095  (misses <= 11800)
+//   32x32       48              96        5 (registers)     11576
+//   64x64      160             232        2 (registers)     6217  (misses >= 4 blocks)
 inline constexpr auto kernel = gemm<32, 32>;
 
 } // namespace lesson06::solution
