@@ -5,7 +5,11 @@
 
 #include "support/known_wrong.h"
 
+#include <fstream>
+#include <sstream>
 #include <string>
+
+#include "sim/simulator.h"
 
 #include "lessons/08_flash_attention/lesson.cuh"
 #include "lessons/08_flash_attention/exercise.cuh"
@@ -88,6 +92,41 @@ TEST_CASE("lesson 8: the solution is the plain softmax, a tile at a time", "[les
         CHECK(r.passed);
         CHECK(r.max_error < 2.5e-3);  // measured: at most 1.3e-3
     }
+}
+
+TEST_CASE("lesson 8: the README's register estimates are the simulator's", "[lessons][lesson08]") {
+    // One line, each run of spaces one space (the figures are in an indented list).
+    std::string readme;
+    for (char c : lesson_tests::readme_one_line("lessons/08_flash_attention"))
+        if (c != ' ' || readme.empty() || readme.back() != ' ') readme += c;
+    auto estimate = [](lesson08::kernel_fn k) {
+        const tk::host::program p = tk::host::make_program(lesson08::program_def({{"k", k}}));
+        auto c = p.make(p.resolve(lesson08::lesson().sizes.back()), 1);
+        c->run("k");
+        return tklab::sim::last_run().stats;
+    };
+    const tklab::sim::Stats sol = estimate(lesson08::solution::kernel);
+    const tklab::sim::Stats both = estimate(lesson08::wrong_both_tiles_live::kernel);
+    const std::string said = "The solution holds " + std::to_string(sol.peak_regs) + "; the simulator adds 24 for indices and counters and one per global-memory instruction of the loop (" +
+                             std::to_string(sol.loop_addresses) + " here): " + std::to_string(sol.estimated_registers) + " in all";
+    INFO("README: " << said);
+    CHECK_THAT(readme, Catch::Contains(said));
+    const std::string over = std::to_string(both.peak_regs) + " tile registers: " + std::to_string(both.estimated_registers) + " with the rest, past what a thread can have";
+    INFO("README: " << over);
+    CHECK_THAT(readme, Catch::Contains(over));
+    CHECK(both.estimated_registers > 255);
+    // ptxas's figure: results/registers_sm90a.txt's row for the solution, column 4.
+    std::ifstream table(lesson_tests::lesson_dir("results") / "registers_sm90a.txt");
+    REQUIRE(table.good());
+    std::string ptxas;
+    for (std::string line; std::getline(table, line);)
+        if (line.rfind("lesson08 ", 0) == 0) {
+            std::istringstream w(line);
+            std::string program, variant, kernel;
+            w >> program >> variant >> kernel >> ptxas;
+        }
+    REQUIRE(!ptxas.empty());
+    CHECK_THAT(readme, Catch::Contains("gives the solution " + ptxas + " registers: results/registers_sm90a.txt"));
 }
 
 TEST_CASE("lesson 8: a missed rescale passes one K tile and fails with two", "[lessons][lesson08]") {
