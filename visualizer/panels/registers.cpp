@@ -246,18 +246,20 @@ void occupancy(const trace::Trace& t, const trace::Launch& l) {
     }
     // The simulator's estimate, as the report gives it (trace::register_estimate).
     const trace::RegisterEstimate e = trace::register_estimate(t, s);
-    char line[300];
+    char line[300], addresses[120] = "";
+    if (e.addresses)
+        std::snprintf(addresses, sizeof addresses, " + %lld (addresses of the hottest loop's %d global-memory instructions)",
+                      e.addresses, s.loop_addresses);
     if (e.from == trace::RegisterEstimate::From::tiles)
         std::snprintf(line, sizeof line,
-                      "  per thread: about %lld (tiles at the peak) + %lld (addresses of the hottest loop's %d global-memory "
-                      "instructions) + %lld (the cost model's base for indices and loop counters) = %lld registers",
-                      (long long)s.peak_regs, e.addresses, s.loop_addresses, e.base, e.total);
+                      "  per thread: about %lld (tiles at the peak)%s + %lld (the cost model's base for indices and loop "
+                      "counters) = %lld registers",
+                      (long long)s.peak_regs, addresses, e.base, e.total);
     else if (e.from == trace::RegisterEstimate::From::loaded)
         std::snprintf(line, sizeof line,
-                      "  per thread: about %d (registers loaded before use, more than the tiles hold) + %lld (addresses "
-                      "of the hottest loop's %d global-memory instructions) + %lld (the cost model's base for indices "
-                      "and loop counters) = %lld registers",
-                      s.peak_loaded_regs, e.addresses, s.loop_addresses, e.base, e.total);
+                      "  per thread: about %d (registers loaded before use, more than the tiles hold)%s + %lld (the cost "
+                      "model's base for indices and loop counters) = %lld registers",
+                      s.peak_loaded_regs, addresses, e.base, e.total);
     else if (e.from == trace::RegisterEstimate::From::idle)
         std::snprintf(line, sizeof line, "  per thread: about %lld registers (the kernel issued nothing)", e.total);
     else
