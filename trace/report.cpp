@@ -628,6 +628,10 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
                                       ", an estimate)");
             break;
         }
+        // A likely spill is a finding, as local memory is with ptxas's figures.
+        const auto max_regs = arch_int(t, "max_registers_per_thread");
+        if (max_regs && *max_regs > 0 && e.total > *max_regs)
+            row("", w.bad("past the " + std::to_string(*max_regs) + " a thread can have: the compiler would spill (Registers)"));
     }
 
     // Pointers to the sections below, so a student knows where to look first.

@@ -347,6 +347,32 @@ TEST_CASE("report summary, barriers, registers and stalls carry the figures", "[
     CHECK(contains(text, "all lines: "));
 }
 
+TEST_CASE("report: the register estimate's loop addresses, and a likely spill in the summary", "[trace][report]") {
+    std::mt19937 rng(31);
+    Trace t = base_trace();
+    t.arch["registers_per_loop_address"] = 1;
+    Launch l = random_launch(rng, t);
+    Summary& s = *l.summary;
+    s.peak_regs = 8 * int(1 + rng() % 20);
+    s.peak_loaded_regs = 0;
+    s.loop_addresses = int(1 + rng() % 40);
+    s.estimated_registers = 24 + s.peak_regs + s.loop_addresses;
+    t.launches.push_back(l);
+    const std::string parts = std::to_string(s.peak_regs) + " tiles + 24 base + " + std::to_string(s.loop_addresses) + " loop addresses";
+    std::string text = report(t);
+    INFO(text);
+    CHECK(contains(text, "peak registers      about " + std::to_string(s.estimated_registers) + " per thread (" + parts + "), an estimate"));
+    CHECK(contains(text, "estimate " + std::to_string(s.estimated_registers) + " per thread (" + parts + ") of 255 allowed: ok"));
+    CHECK_FALSE(contains(text, "would spill"));
+    // Past 255: the summary says so, and occupancy counts the 255 a thread can hold (allocated as 256).
+    t.launches.back().summary->peak_regs = 240;
+    t.launches.back().summary->estimated_registers = 24 + 240 + s.loop_addresses;
+    text = report(t);
+    CHECK(contains(text, "past the 255 a thread can have: the compiler would spill (Registers)"));
+    CHECK(contains(text, "exceeds the limit of 255"));
+    CHECK(contains(text, "by registers: 256/thread (rounded to 8)"));
+}
+
 TEST_CASE("report lines fit in 100 columns", "[trace][report]") {
     std::mt19937 rng(123);
     Trace t = base_trace();
