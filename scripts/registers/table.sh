@@ -2,17 +2,22 @@
 # The registers table (issue 24): for every kernel, lesson solution and
 # variant, ptxas's registers and local memory (the build's compiler figures,
 # sim/compiler_figures.h) beside the simulator's estimate without nvcc, and the
-# estimate's error. Needs a build with nvcc (TKLAB_CUDA=AUTO or ON); no GPU.
-#   scripts/registers/table.sh [BUILD_DIR] > results/registers_sm90a.txt
+# estimate's error. Needs ptxas's figures from a build with nvcc (TKLAB_CUDA=AUTO
+# or ON); no GPU.
+#   scripts/registers/table.sh [BUILD_DIR [FIGURES_DIR]] > results/registers_sm90a.txt
+# FIGURES_DIR (default BUILD_DIR/compiler_figures) lets a simulator-only build
+# use another build's figures: configure one with -DTKLAB_CUDA=ON and build
+# just `ninja tklab_compiler_figures_reports` (nvcc only, a minute or two).
 set -euo pipefail
 build=${1:-build}
+figures=${2:-$build/compiler_figures}
 tool=$build/tklab
 if [[ ! -x $tool ]]; then
   echo "error: $tool not found; build first (scripts/setup.sh), or name the build folder: $0 BUILD_DIR" >&2
   exit 2
 fi
-if [[ ! -d $build/compiler_figures ]]; then
-  echo "error: $build has no compiler_figures/: it was built without nvcc; configure with -DTKLAB_CUDA=ON on a machine with the CUDA toolkit" >&2
+if [[ ! -d $figures ]]; then
+  echo "error: no compiler figures in $figures: $build was built without nvcc; configure a build with -DTKLAB_CUDA=ON on a machine with the CUDA toolkit (ninja tklab_compiler_figures_reports is enough) and name its folder: $0 $build OTHER_BUILD/compiler_figures" >&2
   exit 2
 fi
 cases=$(dirname "$0")/cases.txt
@@ -28,7 +33,7 @@ while read -r prog variant size; do
   args=(run "$prog" --variant "$variant" --checks none)
   [[ -n ${size:-} && $size != - ]] && args+=(--size "$size")
   echo "  $prog $variant ${size:-}" >&2
-  out=$(TKLAB_COMPILER_FIGURES="$build/compiler_figures" "$tool" "${args[@]}" 2>&1) || { echo "error: tklab ${args[*]} failed:" >&2; echo "$out" >&2; exit 1; }
+  out=$(TKLAB_COMPILER_FIGURES="$figures" "$tool" "${args[@]}" 2>&1) || { echo "error: tklab ${args[*]} failed:" >&2; echo "$out" >&2; exit 1; }
   # One row per launch: its kernel, ptxas's figures and the estimate.
   while IFS='|' read -r kernel regs tiles est local loaded addr; do
     [[ -z $regs ]] && { echo "error: no compiler figures for $prog $variant kernel $kernel (is it in a named namespace?)" >&2; exit 1; }
