@@ -13,8 +13,7 @@
 
 namespace tklab::sim {
 
-// Registers per thread the compiler is estimated to allocate, when its own
-// figures are not at hand (sim/README.md, "Registers").
+// What the register estimate reads from a run.
 struct RegisterUse {
     int tiles = 0;           // tile registers live at the peak (per thread)
     int loaded = 0;          // the most registers loads filled before anything read them
@@ -25,6 +24,8 @@ struct RegisterUse {
 // A block's (one block, before the others run) or a whole run's.
 RegisterUse register_use(const BlockTrace& b);
 RegisterUse register_use(const Stats& st);
+// Registers per thread the compiler is estimated to allocate, when its own
+// figures are not at hand (sim/README.md, "Registers").
 int register_estimate(const CostModel& cost, const RegisterUse& use, unsigned threads_per_block);
 // The registers the estimate gives the hottest loop's addresses.
 int loop_address_registers(const CostModel& cost, int loop_addresses);
