@@ -29,7 +29,7 @@ std::vector<std::string> words(const std::string& line) {
 
 // The table's rows: program, variant (with its size, when not the default),
 // kernel, ptxas, local, tiles, loaded, addresses, estimate, error.
-struct Row { std::string program, variant, kernel; int ptxas = 0, estimate = 0; };
+struct Row { std::string program, variant, kernel; int ptxas = 0, tiles = 0, estimate = 0; };
 
 std::vector<Row> table_rows() {
     std::vector<Row> rows;
@@ -41,7 +41,7 @@ std::vector<Row> table_rows() {
         std::string variant = w[1];
         size_t k = 2;
         if (w.size() == 11) variant += " " + w[k++];
-        rows.push_back({w[0], variant, w[k], std::stoi(w[k + 1]), std::stoi(w[k + 6])});
+        rows.push_back({w[0], variant, w[k], std::stoi(w[k + 1]), std::stoi(w[k + 3]), std::stoi(w[k + 6])});
     }
     return rows;
 }
@@ -95,6 +95,8 @@ TEST_CASE("registers table: sim/README.md quotes its summary and its misses", "[
     REQUIRE(!mean.empty());
     REQUIRE(!worst.empty());
     CHECK_THAT(readme, Catch::Contains("(results/registers_sm90a.txt: " + mean + " off on average, worst " + worst + ")"));
+    const Row& l3 = row(rows, "lesson03", "solution", "lesson03");
+    CHECK_THAT(readme, Catch::Contains("ptxas gives the kernel " + std::to_string(l3.ptxas) + " registers for " + std::to_string(l3.tiles) + " of tiles"));
     const Row& zero = row(rows, "lesson12", "solution", "lesson12_zero");
     CHECK_THAT(readme, Catch::Contains(std::to_string(zero.estimate) + " against ptxas's " + std::to_string(zero.ptxas)));
     const Row& sw = row(rows, "gemm", "swizzled", "gemm_swizzled");
