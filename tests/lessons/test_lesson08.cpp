@@ -4,9 +4,8 @@
 #include <catch2/catch.hpp>
 
 #include "support/known_wrong.h"
+#include "support/registers_table.h"
 
-#include <fstream>
-#include <sstream>
 #include <string>
 
 #include "sim/simulator.h"
@@ -96,9 +95,7 @@ TEST_CASE("lesson 8: the solution is the plain softmax, a tile at a time", "[les
 
 TEST_CASE("lesson 8: the README's register estimates are the simulator's", "[lessons][lesson08]") {
     // One line, each run of spaces one space (the figures are in an indented list).
-    std::string readme;
-    for (char c : lesson_tests::readme_one_line("lessons/08_flash_attention"))
-        if (c != ' ' || readme.empty() || readme.back() != ' ') readme += c;
+    const std::string readme = registers_table::one_line(registers_table::kRoot / "lessons" / "08_flash_attention" / "README.md");
     auto estimate = [](lesson08::kernel_fn k) {
         const tk::host::program p = tk::host::make_program(lesson08::program_def({{"k", k}}));
         auto c = p.make(p.resolve(lesson08::lesson().sizes.back()), 1);
@@ -115,18 +112,9 @@ TEST_CASE("lesson 8: the README's register estimates are the simulator's", "[les
     INFO("README: " << over);
     CHECK_THAT(readme, Catch::Contains(over));
     CHECK(both.estimated_registers > 255);
-    // ptxas's figure: results/registers_sm90a.txt's row for the solution, column 4.
-    std::ifstream table(lesson_tests::lesson_dir("results") / "registers_sm90a.txt");
-    REQUIRE(table.good());
-    std::string ptxas;
-    for (std::string line; std::getline(table, line);)
-        if (line.rfind("lesson08 ", 0) == 0) {
-            std::istringstream w(line);
-            std::string program, variant, kernel;
-            w >> program >> variant >> kernel >> ptxas;
-        }
-    REQUIRE(!ptxas.empty());
-    CHECK_THAT(readme, Catch::Contains("gives the solution " + ptxas + " registers: results/registers_sm90a.txt"));
+    // ptxas's figure: results/registers_sm90a.txt's row for the solution.
+    const int ptxas = registers_table::row(registers_table::rows(), "lesson08", "solution", "lesson08").ptxas;
+    CHECK_THAT(readme, Catch::Contains("gives the solution " + std::to_string(ptxas) + " registers: results/registers_sm90a.txt"));
 }
 
 TEST_CASE("lesson 8: a missed rescale passes one K tile and fails with two", "[lessons][lesson08]") {
