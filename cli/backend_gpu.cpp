@@ -92,6 +92,8 @@ int cmd_run(const RunArgs& a) {
         try { tklab::trace::encoding_of(a.trace); } catch (const std::exception& e) { fail_usage(e.what()); }
     }
     if (a.repeat > 0 && !prof.timing) fail_usage("--repeat times warm runs: it needs --profile timing (e.g. --profile timing --repeat 5)");
+    if (a.stall_period != 12 && !prof.stalls)
+        fail_usage("--stall-period sets PC sampling's period: it needs --profile stalls (e.g. --profile stalls --stall-period 9)");
     Style st{use_color(stdout, a.color)};
     int devices = 0;
     if (const cudaError_t e = cudaGetDeviceCount(&devices); e != cudaSuccess || devices == 0) {
@@ -171,14 +173,17 @@ int cmd_run(const RunArgs& a) {
             // Profiler session in the same process (H100, CUDA 13).
             if (prof.stalls) {
                 try {
-                    const auto got = tklab::profiler::record_stalls([&] { c->run(v); });
+                    tklab::profiler::PcSamplingOptions opt;
+                    opt.period_log2 = uint32_t(a.stall_period);
+                    const auto got = tklab::profiler::record_stalls([&] { c->run(v); }, opt);
                     if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", tool_name(), got.warning().c_str());
                     uint64_t n = 0;
                     for (const auto& k : got.stalls) n += k.samples;
                     if (n == 0)
                         std::fprintf(stderr, "%s: warning: stall sampling took no samples: the kernels ran too briefly for "
-                                             "one sample every %s cycles, or another profiling session in this process "
-                                             "held the hardware; run with --profile stalls alone\n", tool_name(),
+                                             "one sample every %s cycles (a lower --stall-period samples more often), or "
+                                             "another profiling session in this process held the hardware; run with "
+                                             "--profile stalls alone\n", tool_name(),
                                      got.period_cycles ? std::to_string(got.period_cycles).c_str() : "few thousand");
                     doc.gpu_stalls.insert(doc.gpu_stalls.end(), got.stalls.begin(), got.stalls.end());
                     std::printf("  stalls      %llu samples over %zu kernel%s\n", (unsigned long long)n, got.stalls.size(),

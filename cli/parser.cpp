@@ -53,6 +53,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                     "With --profile timing: run each variant this many times more after the checked run, each launch timed "
                     "(warm caches; `tklab fidelity` takes their median)")
         ->check(CLI::Range(0, 1000));
+    run->add_option("--stall-period", ra.stall_period,
+                    "With --profile stalls: one PC sample per SM every 2^N cycles (CUPTI allows 5-31). Lower samples more: "
+                    "a kernel of a few microseconds gets a few hundred samples at 12, too few to name each line's top reason; "
+                    "9 gives 8 times as many")
+        ->check(CLI::Range(5, 31))->capture_default_str();
 #else
     run->add_option("--timeline-blocks", ra.timeline,
                     "Blocks with a full timeline: first-wave, all, none, or a list like 0-3,7 (statistics always cover all)")

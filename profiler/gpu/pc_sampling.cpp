@@ -343,8 +343,8 @@ std::string pc_sampling_fix(CUptiResult r) {
         return "The GPU's profiling hardware is in use: by hardware counters in the same pass (--profile counters), by "
                "Nsight Compute, or by another process. Sample stalls in a run of their own.";
     case CUPTI_ERROR_OUT_OF_MEMORY:
-        return "The buffer for samples is full: sample less often (PcSamplingOptions::period_log2 one higher halves "
-               "the samples) or profile a shorter run.";
+        return "The buffer for samples is full: sample less often (`tklab_gpu run --stall-period N`, PcSamplingOptions::period_log2: "
+               "one higher halves the samples) or profile a shorter run.";
     case CUPTI_ERROR_NOT_INITIALIZED:
         return "CUPTI could not reach the CUDA driver: check that nvidia-smi works and that the driver supports CUDA " +
                std::to_string(CUPTI_API_VERSION / 10000) + ".";
@@ -577,7 +577,7 @@ PcSamplingResult PcSampling::stop() {
     }
     if (out.dropped)
         out.notes.push_back(std::to_string(out.dropped) + " samples were dropped by the GPU (its buffer could not keep "
-                            "up); sample less often: PcSamplingOptions::period_log2 " + std::to_string(opt_.period_log2 + 1));
+                            "up); sample less often: --stall-period " + std::to_string(opt_.period_log2 + 1) + " (PcSamplingOptions::period_log2)");
     if (out.hardware_buffer_full)
         out.notes.push_back("CUPTI's hardware buffer filled and its samples were lost: " + pc_sampling_fix(CUPTI_ERROR_OUT_OF_MEMORY));
     {

@@ -6,12 +6,16 @@
 # PROGRAM__VARIANT__one.cbor and PROGRAM__VARIANT__many.cbor.
 # scripts/fidelity/timing.sh then runs the same launches in the simulator, on
 # any machine, and compares them.
+# PC sampling takes one sample per SM every 2^STALL_PERIOD cycles (default 9:
+# 8 times CUPTI's usual rate, so that a one-wave launch of a few microseconds
+# still has thousands of samples and its hot lines' top reasons are not noise).
 #   scripts/gpu/fidelity_timing.sh DIR [one|many|both]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: scripts/gpu/fidelity_timing.sh DIR [one|many|both]}
 which=${2:-both}
 case "$which" in one|many|both) ;; *) echo "fidelity_timing: the second argument is one, many or both, not '$which'" >&2; exit 2 ;; esac
+period=${STALL_PERIOD:-9}
 mkdir -p "$dir"
 gpu=./build-gpu/tklab_gpu
 [ -x "$gpu" ] || { echo "fidelity_timing: $gpu not built (run scripts/gpu/run.sh first)" >&2; exit 1; }
@@ -27,7 +31,7 @@ while read -r name variant one many; do
     check=(); [ "$tag" = many ] && check=(--no-check)
     out="$dir/${name}__${variant}__${tag}.cbor"
     start=$(date +%s)
-    if "$gpu" run "$name" --variant "$variant" --size "$size" "${check[@]}" --profile timing,regions,stalls --repeat 5 \
+    if "$gpu" run "$name" --variant "$variant" --size "$size" "${check[@]}" --profile timing,regions,stalls --repeat 5 --stall-period "$period" \
          --trace "$out" >"$out.log" 2>&1; then
       echo "fidelity_timing: [$i/$cases] $name $variant $tag ($size): ok in $(( $(date +%s) - start )) s"
     else
