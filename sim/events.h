@@ -23,7 +23,7 @@ namespace tklab::sim {
 // Compute's warp stall reasons where one exists.
 enum class Stall : uint8_t {
     none,
-    barrier,             // bar.sync: waiting for the other warps
+    barrier,             // bar.sync: waiting for the other warps; wgmma.wait_group (what PC sampling calls it)
     mbarrier,            // waiting on an mbarrier phase (no hardware counterpart name)
     long_scoreboard,     // global memory / cp.async data not yet back
     short_scoreboard,    // shared memory / shuffle data not yet back
@@ -116,6 +116,7 @@ struct Stats {
     uint64_t sum_block_cycles = 0;
     uint64_t est_kernel_cycles = 0;      // the largest of the bounds below, plus the launch overhead
     uint64_t wave_cycles = 0;            // the busiest SM's time, its resident blocks simulated together (sim/sm.h)
+    uint64_t store_ack_cycles = 0;       // of it, after its last block's exit until L2 acknowledged its stores
     int blocks_together = 0;             // blocks simulated together on an SM at most
     uint64_t global_bytes = 0;           // global memory traffic of every block, in whole sectors
     uint64_t global_write_bytes = 0;     // of it, written

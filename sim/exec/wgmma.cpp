@@ -176,7 +176,10 @@ void Executor::wgmma_wait() {
     while (w_.wgmma_groups.size() > keep) {
         // Committed groups have epochs up to wgmma_commits, the oldest first.
         const uint32_t epoch = w_.wgmma_commits - uint32_t(w_.wgmma_groups.size()) + 1;
-        wait_until(w_.wgmma_groups.front(), Stall::long_scoreboard);
+        // PC sampling on the H100 shows a warp in wgmma.wait_group as
+        // `barrier` (results/fidelity_timing_h100.txt: every hot
+        // mma_async_wait line of the Hopper GEMM, attention and lesson 10).
+        wait_until(w_.wgmma_groups.front(), Stall::barrier);
         w_.wgmma_groups.erase(w_.wgmma_groups.begin());
         // The group's operand reads are over: ordered before what follows.
         if (b_.hooks.finders_on()) b_.hooks.acquire_epoch(w_.hb, b_.hooks.agents().tensor_cores(w_.id), epoch);

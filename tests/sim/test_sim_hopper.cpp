@@ -546,7 +546,7 @@ TEST_CASE("wgmma: wait_group stalls until the group's tensor-pipe work and laten
         // Four m64n256k16 back to back on the sub-partition's pipe: 4 x 16*256*16 FMAs at a quarter of the SM's rate.
         const uint64_t pipe = 4 * uint64_t(16 * 256 * 16) / uint64_t(h100().wgmma_fma_per_cycle / 4);
         CHECK(waits[0]->done >= mmas[0]->issue + pipe + uint64_t(h100().wgmma_latency));
-        CHECK(waits[0]->stall == Stall::long_scoreboard);
+        CHECK(waits[0]->stall == Stall::barrier);  // Nsight's name for it (sim/README.md, wgmma)
         CHECK(waits[0]->stall_cycles > 0);
         // The wgmmas themselves do not stall the warp: they issue back to back.
         CHECK(mmas[3]->issue - mmas[0]->issue < 16);
