@@ -40,6 +40,9 @@ struct HotLine {
     // "" when the simulator ran nothing there.
     std::string sim_reason;
     bool agrees() const { return gpu_reason == sim_reason; }
+    // The simulator issues instructions only for tile-library calls: a line
+    // of plain code (index arithmetic, loop control) has none to compare.
+    bool modelled() const { return !sim_reason.empty(); }
 };
 
 struct TimingLaunch {
@@ -72,7 +75,9 @@ TimingFidelity compare_timing(const trace::Trace& sim, const trace::Trace& gpu);
 // and each hot line green where they agree (time within 15%) and red elsewhere.
 void write_timing(std::ostream& out, const TimingFidelity& f, bool color = false);
 
-// One line a script can gather: "timing: PROGRAM VARIANT launch N sim_us G gpu_us G error E hot_lines A/B".
+// One line a script can gather: "timing: PROGRAM VARIANT launch N sim_us G
+// gpu_us G error E hot_lines A/B modelled_lines A/C": A hot lines agree, of B,
+// of which C hold simulator instructions.
 void write_timing_summary(std::ostream& out, const TimingFidelity& f);
 
 } // namespace tklab::profiler

@@ -153,7 +153,7 @@ TEST_CASE("timing fidelity: stall shares and hot lines, with the mbarrier wait u
     std::ostringstream out;
     tklab::profiler::write_timing_summary(out, f);
     CHECK_THAT(out.str(), Catch::Contains("timing: lesson07 solution launch 0 sim_us"));
-    CHECK_THAT(out.str(), Catch::EndsWith("hot_lines 1/2\n"));
+    CHECK_THAT(out.str(), Catch::EndsWith("hot_lines 1/2 modelled_lines 1/2\n"));
     std::ostringstream table;
     tklab::profiler::write_timing(table, f);
     CHECK_THAT(table.str(), Catch::Contains("top reason agrees on 1 of 2"));
@@ -182,4 +182,24 @@ TEST_CASE("timing fidelity: the simulator's issue cycles are PC sampling's 'sele
     CHECK(l.hot_lines[1].sim_reason == "selected");
     CHECK(l.hot_lines[1].agrees());
     CHECK(l.hot_lines[0].sim_reason == "long_scoreboard");  // 250 stalled cycles outweigh 10 issued
+}
+
+TEST_CASE("timing fidelity: a hot line the simulator issues nothing on is plain code, counted apart", "[fidelity]") {
+    Pair p = make_pair(13, 1, 3);
+    tklab::trace::Summary& s = *p.sim.launches[0].summary;
+    s.line_stalls = {{1, 10, {0, 10, 250, 0}}};  // line 86 only: line 79 (loop control, say) has no instruction
+    const TimingFidelity f = compare_timing(p.sim, p.gpu);
+    const auto& l = f.launches.at(0);
+    REQUIRE(l.hot_lines.size() == 2);
+    CHECK(l.hot_lines[1].line == 79);
+    CHECK_FALSE(l.hot_lines[1].modelled());
+    CHECK_FALSE(l.hot_lines[1].agrees());
+    CHECK(l.hot_lines[0].modelled());
+    std::ostringstream table;
+    tklab::profiler::write_timing(table, f);
+    CHECK_THAT(table.str(), Catch::Contains("top reason agrees on 1 of 2; 1 is plain code (no instruction)"));
+    CHECK_THAT(table.str(), Catch::Contains("simulator (no instruction)"));
+    std::ostringstream out;
+    tklab::profiler::write_timing_summary(out, f);
+    CHECK_THAT(out.str(), Catch::EndsWith("hot_lines 1/2 modelled_lines 1/1\n"));
 }
