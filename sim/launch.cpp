@@ -390,6 +390,10 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     // block starting in the slot another left as it leaves (sm.h).
     const std::vector<SmStream> streams = sm_streams(layout, multiprocessors(), kStreamWaves);
     std::vector<uint64_t> stream_cycles(streams.size());
+    // Past its end, until L2 has acknowledged its blocks' stores: what the
+    // SM's last stream adds to the kernel's time (earlier ones' next blocks
+    // start at their exits).
+    std::vector<uint64_t> stream_ack_tail(streams.size());
     const int slots = int(std::max<uint64_t>(layout.largest(), 1));
     std::atomic<uint64_t> next_stream{0};
     auto worker = [&] {
@@ -407,11 +411,12 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
             std::vector<std::unique_ptr<Block>> blocks(static_cast<size_t>(slots));
             std::vector<std::unique_ptr<BlockRunner>> runners(static_cast<size_t>(slots));
             std::vector<uint64_t> started(static_cast<size_t>(slots));
-            uint64_t end = 0;
+            uint64_t end = 0, acknowledged = 0;
             // A block's trace counts from its own start, as if it ran alone.
             auto handed_on = [&](size_t i, size_t j) {
                 const uint64_t id = stream.blocks[i];
                 end = std::max(end, results[id].trace.cycles);
+                acknowledged = std::max(acknowledged, blocks[j]->stores_acknowledged);
                 shift_block_times(results[id].trace, started[j]);
                 runners[j].reset();
                 blocks[j].reset();
@@ -463,6 +468,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
                     blocks[j].reset();
                 });
             stream_cycles[u] = end;
+            stream_ack_tail[u] = acknowledged > end ? acknowledged - end : 0;
         }
     };
     const int nt = int(std::min<uint64_t>(uint64_t(host_threads()), streams.size()));
@@ -474,10 +480,17 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     }
     emit_ready();
 
-    // The busiest SM: its streams one after another.
-    std::vector<uint64_t> sm_cycles(size_t(std::max(multiprocessors(), 1)));
-    for (size_t u = 0; u < streams.size(); ++u) sm_cycles[std::min<size_t>(streams[u].sm, sm_cycles.size() - 1)] += stream_cycles[u];
-    merger.finish(cost, nthreads, nblocks, memory, int(layout.largest()), *std::max_element(sm_cycles.begin(), sm_cycles.end()));
+    // The busiest SM: its streams one after another; it is done when its last
+    // block has exited and L2 has acknowledged the stores of its last stream.
+    std::vector<uint64_t> sm_cycles(size_t(std::max(multiprocessors(), 1))), sm_tail(sm_cycles.size());
+    for (size_t u = 0; u < streams.size(); ++u) {
+        const size_t sm = std::min<size_t>(streams[u].sm, sm_cycles.size() - 1);
+        sm_cycles[sm] += stream_cycles[u];
+        sm_tail[sm] = stream_ack_tail[u];  // an SM's streams come in order: the last one's stays
+    }
+    for (size_t s = 0; s < sm_cycles.size(); ++s) sm_cycles[s] += sm_tail[s];
+    const size_t busiest = size_t(std::max_element(sm_cycles.begin(), sm_cycles.end()) - sm_cycles.begin());
+    merger.finish(cost, nthreads, nblocks, memory, int(layout.largest()), sm_cycles[busiest], sm_tail[busiest]);
     g_last.wall_seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t_start).count();
     const uint64_t err = first_error.load();
     std::exception_ptr error = err != UINT64_MAX ? results[err].error : nullptr;

@@ -127,7 +127,7 @@ int blocks_per_sm_by_registers(const CostModel& cost, int regs, int setmaxnreg_r
 }
 
 void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks, const MemoryPath& memory, int simulated_per_sm,
-                    uint64_t busiest_sm_cycles) {
+                    uint64_t busiest_sm_cycles, uint64_t busiest_sm_ack_cycles) {
     Stats& st = r_.stats;
     // Registers are allocated 8 per thread at a time (256 per warp): the
     // compiler's figure when the build has one, else the estimate.
@@ -151,10 +151,11 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     // long as the slowest block, when that is longer.
     st.blocks_together = simulated_per_sm;
     st.wave_cycles = busiest_sm_cycles;
+    st.store_ack_cycles = busiest_sm_ack_cycles;
     if (st.blocks_per_sm > 0 && st.blocks_per_sm < simulated_per_sm) {
         const uint64_t slots = uint64_t(st.blocks_per_sm) * cost.sms;
         const uint64_t waves = (nblocks + slots - 1) / slots;
-        st.wave_cycles = std::max(st.wave_cycles, waves * st.max_block_cycles);
+        st.wave_cycles = std::max(st.wave_cycles, waves * st.max_block_cycles + st.store_ack_cycles);
     }
     // The memory model's bounds (sim/README.md, "Global memory"): every
     // block's traffic through the L2's bandwidth, and the launch's buffers

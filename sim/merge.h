@@ -48,7 +48,7 @@ public:
     // and shared memory, and the kernel time: the busiest SM's, its blocks run
     // `simulated_per_sm` at a time (sm.h), or the memory model's bandwidth bounds.
     void finish(const CostModel& cost, unsigned threads_per_block, uint64_t nblocks, const MemoryPath& memory, int simulated_per_sm,
-                uint64_t busiest_sm_cycles);
+                uint64_t busiest_sm_cycles, uint64_t busiest_sm_ack_cycles);
 
 private:
     // Run-wide location ids for a block's table, adding the ones not seen yet.

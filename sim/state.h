@@ -97,7 +97,10 @@ struct Warp {
     uint32_t hoist_seq = 0;
     uint64_t hoist_start = 0;
     uint32_t hoist_count = 0;
-    uint64_t stores_done = 0;  // when its global stores are acknowledged: its exit waits for them (drain)
+    // Its global stores: when they have left the SM (its exit waits for that,
+    // the drain) and when L2 has acknowledged them (the kernel's end waits).
+    uint64_t stores_done = 0;
+    uint64_t stores_acknowledged = 0;
     // Its last mma.sync results (first lane's accumulator address) and when
     // each is ready: an mma adding into one waits for it (the chain's latency).
     struct MmaResult { const void* acc = nullptr; uint64_t ready = 0; };
@@ -309,6 +312,9 @@ struct Block {
     // Run before the launch only to learn what registers its blocks take
     // (launch.cpp, probe_blocks_per_sm): its global stores are dropped.
     bool probe = false;
+    // When L2 has acknowledged the last of its warps' global stores (set at
+    // its end): its SM's time, and so the kernel's, waits for it.
+    uint64_t stores_acknowledged = 0;
 };
 
 } // namespace tklab::sim

@@ -292,6 +292,7 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.sum_block_cycles = st.sum_block_cycles;
     s.est_kernel_cycles = st.est_kernel_cycles;
     s.wave_cycles = st.wave_cycles;
+    s.store_ack_cycles = st.store_ack_cycles;
     s.blocks_together = st.blocks_together;
     s.global_bytes = st.global_bytes;
     s.overhead_instructions = st.overhead_instructions;

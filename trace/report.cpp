@@ -556,8 +556,10 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
                               (mhz ? fixed(*mhz, 0) : std::string("?")) + " MHz");
     std::string waves;
     const uint64_t wave_cycles = s.time_limit.empty() ? s.est_kernel_cycles : s.wave_cycles;  // older traces: no parts
-    if (s.max_block_cycles > 0 && wave_cycles % s.max_block_cycles == 0)
-        waves = " x " + count_of(wave_cycles / s.max_block_cycles, "wave");
+    const uint64_t blocks_cycles = wave_cycles - std::min(wave_cycles, s.store_ack_cycles);
+    if (s.max_block_cycles > 0 && blocks_cycles % s.max_block_cycles == 0)
+        waves = " x " + count_of(blocks_cycles / s.max_block_cycles, "wave");
+
     // The memory model's bound, when it is the larger (sim/README.md, "Global memory").
     auto megabytes = [](uint64_t b) { return fixed(double(b) / 1e6, b < 10'000'000 ? 2 : 0) + " MB"; };
     if (s.time_limit == "L2 bandwidth")
@@ -577,6 +579,10 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
     } else {
         w.line(blank + "slowest block " + num(s.max_block_cycles) + " cycles" + waves + ", " + occupancy);
     }
+    // The kernel ends once L2 has acknowledged the last blocks' stores; a
+    // block's exit waits only for them to leave the SM (sim/README.md, "Stores drain").
+    if (s.store_ack_cycles)
+        w.line(blank + "then " + num(s.store_ack_cycles) + " cycles until L2 acknowledges the last blocks' stores");
     row("blocks", num(s.blocks) + " of " + num(uint64_t(l.grid.x) * l.grid.y * l.grid.z) + " in the grid ran");
     row("warp instructions", num(s.warp_instructions) +
                                  (s.overhead_instructions ? " (+ about " + num(s.overhead_instructions) + " of address arithmetic, as time)"
@@ -876,7 +882,7 @@ void write_stall_totals(LineWriter& w, const Trace& t, const Summary& s) {
         // the address arithmetic around its tile ops' memory instructions.
         const std::string name = stall_name(t, reason);
         const char* note = name == "selected" ? "   (issuing tile ops' address arithmetic)"
-                           : name == "drain"  ? "   (at exit: stores unacknowledged)"
+                           : name == "drain"  ? "   (at exit: stores still leaving the SM)"
                                               : "";
         w.line("    " + pad(fit(name, 24), 24) + buf + note);
     }

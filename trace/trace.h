@@ -107,6 +107,7 @@ struct Summary {
     uint64_t est_kernel_cycles = 0;       // the largest bound below, plus the launch overhead
     // What est_kernel_cycles is made of (simulator; absent in older traces: 0, ""):
     uint64_t wave_cycles = 0;             // the blocks' bound: the busiest SM's time (older traces: slowest block x waves)
+    uint64_t store_ack_cycles = 0;        // of it, from its last block's exit until L2 acknowledged the stores (older: 0)
     int blocks_together = 0;              // blocks simulated together on an SM at most (0: older traces, one at a time)
     uint64_t global_bytes = 0, dram_bytes = 0;  // global traffic in whole sectors; of it, DRAM's
     uint64_t overhead_instructions = 0;         // address arithmetic around tile ops' memory instructions (charged as time)

@@ -243,6 +243,7 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"sum_block_cycles", s.sum_block_cycles},
             {"est_kernel_cycles", s.est_kernel_cycles},
             {"wave_cycles", s.wave_cycles},
+            {"store_ack_cycles", s.store_ack_cycles},
             {"blocks_together", s.blocks_together},
             {"global_bytes", s.global_bytes},
             {"overhead_instructions", s.overhead_instructions},

@@ -122,7 +122,7 @@ void Executor::global_atomic(bool returns) {
         note_load(load_arrives(t_, moved, streamed ? cost_.global_dram_latency : cost_.global_latency, streamed), Stall::long_scoreboard, 1);
     } else {
         // A reduction leaves as a store does; the warp's exit waits for it (the drain).
-        w_.stores_done = std::max(w_.stores_done, store_acknowledged(t_, moved));
+        store_leaves(t_, moved);
     }
     w_.clock = t_ + cost_.global_issue_cycles;
 }

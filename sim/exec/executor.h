@@ -161,14 +161,18 @@ private:
         return uint64_t(through + 0.5) + uint64_t(latency);
     }
     // A store of `bytes` issued at `from` leaves through the SM's write path
-    // and its share of L2's bandwidth, and is acknowledged an L2 latency
-    // later; returns when. Written on to DRAM (a launch bigger than L2), it
-    // takes DRAM's bandwidth from later loads, but nobody waits for that.
-    uint64_t store_acknowledged(uint64_t from, uint64_t bytes) {
+    // (the warp's exit waits for that: the drain) and its share of L2's
+    // bandwidth, and is acknowledged an L2 latency later (the kernel's end
+    // waits for that, a block's exit does not: sim/README.md, "Stores
+    // drain"). Written on to DRAM (a launch bigger than L2), it takes DRAM's
+    // bandwidth from later loads, but nobody waits for that.
+    void store_leaves(uint64_t from, uint64_t bytes) {
         const MemoryPath& m = b_.memory;
-        const double through = std::max(take(b_.sm->write_port_free, from, bytes, m.write_port), take(b_.sm->l2_free, from, bytes, m.l2_write));
+        const double left = take(b_.sm->write_port_free, from, bytes, m.write_port);
+        const double through = std::max(left, take(b_.sm->l2_free, from, bytes, m.l2_write));
         if (m.dram_writes) take(b_.sm->dram_free, from, bytes, m.dram_write);
-        return uint64_t(through + 0.5) + uint64_t(cost_.global_latency);
+        w_.stores_done = std::max(w_.stores_done, uint64_t(left + 0.5));
+        w_.stores_acknowledged = std::max(w_.stores_acknowledged, uint64_t(through + 0.5) + uint64_t(cost_.global_latency));
     }
     // `bytes` through a queue free from `free` at `rate` bytes a cycle, from
     // `from` on; returns when they are through. The simulator executes an SM's

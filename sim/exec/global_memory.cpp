@@ -45,8 +45,8 @@ void Executor::global_access(Op op) {
     });
     const uint64_t moved = global_traffic(bytes);
     if (!load) {
-        // A warp's exit waits for its stores' acknowledgements (Nsight's "drain").
-        w_.stores_done = std::max(w_.stores_done, store_acknowledged(t_, moved));
+        // A warp's exit waits for its stores to leave the SM (Nsight's "drain").
+        store_leaves(t_, moved);
         b_.out->trace.global_write_bytes += moved;
     }
     if (load) {

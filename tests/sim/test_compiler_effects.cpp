@@ -134,11 +134,14 @@ TEST_CASE("compiler effects: a warp's exit waits for its stores to drain", "[sim
         tk::launch("store", store_kernel, dim3(1), dim3(32), 0, out.data(), lines);
         const uint64_t cycles = tklab::sim::last_run().stats.max_block_cycles;
         INFO(lines << " lines");
-        // The last store's bytes leave at one SM's write rate (one block: few SMs busy), then an L2 latency.
-        const double drain = double(lines * 128) / m.l2_write_bytes_per_cycle_one_sm + m.global_latency;
+        // The warp exits when the last store's bytes have left the SM, at one
+        // SM's write rate (one block: few SMs busy)...
+        const double drain = double(lines * 128) / m.l2_write_bytes_per_cycle_one_sm;
         CHECK(double(cycles) >= drain - 1);  // rounded to whole cycles
         CHECK(double(cycles) <= drain + double(lines * m.global_issue_cycles) + 2);
-        CHECK(cycles > none + uint64_t(m.global_latency) - 1);
+        CHECK(cycles > none + uint64_t(drain) - 1);
+        // ...and the kernel ends an L2 latency later, when they are acknowledged.
+        CHECK(tklab::sim::last_run().stats.wave_cycles == cycles + uint64_t(m.global_latency));
         // The wait is the warp's `exit`, a drain at the function's closing
         // brace, from its last store's issue to the block's end.
         const tklab::sim::RunResult& r = tklab::sim::last_run();

@@ -1,7 +1,8 @@
 // The SM model (sim/README.md, "The SM") on small kernels with known answers:
 // which blocks are simulated together, blocks on one SM sharing its
 // shared-memory pipe and each sub-partition's tensor pipe, a resident block
-// hiding another's load latency, and occupancy by registers found before the
+// hiding another's load latency (and handing its slot on once its stores
+// have left the SM, not once they are acknowledged), and occupancy by registers found before the
 // blocks run, without the probe's stores reaching memory.
 #include "support/bug_finders_off.h"
 #include <catch2/catch.hpp>
@@ -192,7 +193,12 @@ TEST_CASE("SM model: a resident block hides another's load latency", "[sim][sm]"
     sms_as one_sm(1);
     for (unsigned seed = 1; seed <= 2; ++seed) {
         const int n = 8 * int(seed);
-        const uint64_t one = run_dependent(1, 0, n, seed).wave_cycles;
+        const tklab::sim::Stats alone = run_dependent(1, 0, n, seed);
+        const uint64_t one = alone.wave_cycles;
+        // Its stores are acknowledged an L2 latency after its warp exits
+        // (once they have left the SM): the kernel ends then, the block before.
+        const uint64_t acknowledgement = one - alone.max_block_cycles;
+        CHECK(acknowledgement == uint64_t(tklab::sim::CostModel::load("h100").global_latency));
         // Four blocks together: each waits on its own loads while the others issue.
         const tklab::sim::Stats together = run_dependent(4, 0, n, seed + 10);
         CHECK(together.blocks_together == 4);
@@ -200,7 +206,9 @@ TEST_CASE("SM model: a resident block hides another's load latency", "[sim][sm]"
         // One block per SM (by shared memory): one after another.
         const tklab::sim::Stats apart = run_dependent(4, 150 * 1024, n, seed + 20);
         CHECK(apart.blocks_together == 1);
-        CHECK(apart.wave_cycles == 4 * one);
+        // Each next block starts as the one before exits; only the last
+        // block's stores are waited for.
+        CHECK(apart.wave_cycles == 4 * alone.max_block_cycles + acknowledgement);
     }
 }
 
