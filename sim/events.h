@@ -29,9 +29,9 @@ enum class Stall : uint8_t {
     short_scoreboard,    // shared memory / shuffle data not yet back
     mio_throttle,        // shared-memory pipe busy (bank-conflict wavefronts queue here)
     math_pipe_throttle,  // tensor pipe busy with another warp's mma
-    wait,                // a fixed interval after the warp's own previous mma (Nsight's "wait")
-    selected,            // issuing the address arithmetic nvcc adds around a tile op's memory instruction
-    drain,               // at exit, until the warp's global stores are acknowledged
+    wait,                // a fixed interval after the warp's own previous mma or arithmetic (Nsight's "wait")
+    selected,            // issuing a tile op's arithmetic, or the address arithmetic nvcc adds around its memory instructions
+    drain,               // at exit, until the warp's global stores have left the SM
     count_
 };
 const char* stall_name(Stall s);

@@ -881,7 +881,7 @@ void write_stall_totals(LineWriter& w, const Trace& t, const Summary& s) {
         // Not a wait: the simulator's name (Nsight's) for the warp issuing
         // the address arithmetic around its tile ops' memory instructions.
         const std::string name = stall_name(t, reason);
-        const char* note = name == "selected" ? "   (issuing tile ops' address arithmetic)"
+        const char* note = name == "selected" ? "   (issuing tile ops' arithmetic and addresses)"
                            : name == "drain"  ? "   (at exit: stores still leaving the SM)"
                                               : "";
         w.line("    " + pad(fit(name, 24), 24) + buf + note);

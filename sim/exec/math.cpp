@@ -109,12 +109,18 @@ void Executor::mma() {
 // warp takes n x latency (its instructions and their dependent waits); the
 // sub-partition's issue slot gives each op n x throughput, in turn, so warps
 // sharing it overlap up to that rate and queue beyond it.
+// As PC sampling shows such lines: issuing the n instructions (and waiting
+// for the slot) is `selected`, each one's fixed latency before the next
+// depends on it `wait`, charged to this event before it completes.
 void Executor::alu() {
     const CostModel::AluCost& c = cost_.alu[size_t(op0_->alu_kind)];
     const double n = double(op0_->n);
     double& slot = b_.sm->issue_free[size_t((b_.warp_base + w_.id) % 4)];
     slot = std::max(slot, double(t_)) + n * c.throughput;
-    w_.clock = std::max(t_ + uint64_t(n * c.latency + 0.5), uint64_t(slot + 0.5));
+    const uint64_t start = t_;
+    wait_until(std::max(t_ + uint64_t(n * double(cost_.issue_cycles) + 0.5), uint64_t(slot + 0.5)), Stall::selected);
+    wait_until(start + uint64_t(n * c.latency + 0.5), Stall::wait);
+    w_.clock = t_;
 }
 
 void Executor::shfl() {

@@ -108,6 +108,33 @@ TEST_CASE("compiler effects: warps on one sub-partition take turns at its issue 
     CHECK(sixteen_add / one_add == Approx(4 * add.throughput / add.latency).epsilon(0.05));
 }
 
+TEST_CASE("compiler effects: a tile op's arithmetic shows as PC sampling shows it: wait alone, selected when warps queue", "[sim][alu]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(29);
+    const int n = 2 + int(rng() % 6);
+    for (int warps : {1, 16}) {
+        block_cycles<Arith::div>(warps, n, rng());
+        const tklab::sim::RunResult& r = tklab::sim::last_run();
+        const auto& div = m.alu[size_t(tklab::sim::AluKind::div)];
+        INFO(warps << " warps, " << n << " divisions");
+        int seen = 0;
+        for (const auto& e : r.blocks.at(0).events) {
+            if (e.op != tklab::sim::Op::alu || e.warp != 0 || seen++ == 0) continue;  // the divisions, after the fill
+            // The op's elements (32 a lane) take their latency alone; each
+            // event holds its own time as its stall, so the next starts at its end.
+            CHECK(e.stall_cycles > 0);
+            CHECK(e.done == e.issue);
+            if (warps == 1) {
+                CHECK(e.stall == tklab::sim::Stall::wait);
+                CHECK(double(e.stall_cycles) == Approx(32 * div.latency).margin(1));
+            }
+        }
+        CHECK(seen == n + 1);
+        // Sixteen warps, four to a sub-partition, queue for its issue slot.
+        if (warps == 16) CHECK(r.stats.stall_cycles[size_t(tklab::sim::Stall::selected)] > 0);
+    }
+}
+
 TEST_CASE("compiler effects: a tile op's global loads wait one latency together", "[sim][memory]") {
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     std::mt19937 rng(31);
