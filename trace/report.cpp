@@ -559,7 +559,6 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
     const uint64_t blocks_cycles = wave_cycles - std::min(wave_cycles, s.store_ack_cycles);
     if (s.max_block_cycles > 0 && blocks_cycles % s.max_block_cycles == 0)
         waves = " x " + count_of(blocks_cycles / s.max_block_cycles, "wave");
-
     // The memory model's bound, when it is the larger (sim/README.md, "Global memory").
     auto megabytes = [](uint64_t b) { return fixed(double(b) / 1e6, b < 10'000'000 ? 2 : 0) + " MB"; };
     if (s.time_limit == "L2 bandwidth")
@@ -879,7 +878,8 @@ void write_stall_totals(LineWriter& w, const Trace& t, const Summary& s) {
         char buf[64];
         std::snprintf(buf, sizeof buf, " %14" PRIu64 " %7s", cycles, percent(double(cycles), double(all)).c_str());
         // Not a wait: the simulator's name (Nsight's) for the warp issuing
-        // the address arithmetic around its tile ops' memory instructions.
+        // its tile ops' arithmetic and the address arithmetic around their
+        // memory instructions.
         const std::string name = stall_name(t, reason);
         const char* note = name == "selected" ? "   (issuing tile ops' arithmetic and addresses)"
                            : name == "drain"  ? "   (at exit: stores still leaving the SM)"

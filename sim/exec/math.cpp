@@ -108,10 +108,10 @@ void Executor::mma() {
 // n elements of a tile op's register arithmetic. Alone on its sub-partition a
 // warp takes n x latency (its instructions and their dependent waits); the
 // sub-partition's issue slot gives each op n x throughput, in turn, so warps
-// sharing it overlap up to that rate and queue beyond it.
-// As PC sampling shows such lines: issuing the n instructions (and waiting
-// for the slot) is `selected`, each one's fixed latency before the next
-// depends on it `wait`, charged to this event before it completes.
+// sharing it overlap up to that rate and queue beyond it. The time is this
+// event's stall, as PC sampling shows such lines: `selected` for issuing
+// the n instructions (and queueing for the slot), `wait` for each one's
+// fixed latency before the next, which depends on it.
 void Executor::alu() {
     const CostModel::AluCost& c = cost_.alu[size_t(op0_->alu_kind)];
     const double n = double(op0_->n);
