@@ -92,7 +92,7 @@ int cmd_run(const RunArgs& a) {
         try { tklab::trace::encoding_of(a.trace); } catch (const std::exception& e) { fail_usage(e.what()); }
     }
     if (a.repeat > 0 && !prof.timing) fail_usage("--repeat times warm runs: it needs --profile timing (e.g. --profile timing --repeat 5)");
-    if (a.stall_period != 12 && !prof.stalls)
+    if (a.stall_period != int(tklab::profiler::PcSamplingOptions{}.period_log2) && !prof.stalls)
         fail_usage("--stall-period sets PC sampling's period: it needs --profile stalls (e.g. --profile stalls --stall-period 9)");
     Style st{use_color(stdout, a.color)};
     int devices = 0;

@@ -51,7 +51,7 @@ struct RunArgs {
     // GPU: with --profile timing, runs of each variant after the checked one,
     // each timed by CUPTI (warm caches and code: the fidelity report's kernel time).
     int repeat = 0;
-    int stall_period = 12;  // --stall-period: log2 of the SM cycles between PC samples
+    int stall_period = 12;  // --stall-period: log2 of the SM cycles between PC samples (PcSamplingOptions' default)
 };
 
 // `report`, `export --chrome` and `fidelity`: the trace files they read.

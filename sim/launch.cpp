@@ -416,7 +416,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
             auto handed_on = [&](size_t i, size_t j) {
                 const uint64_t id = stream.blocks[i];
                 end = std::max(end, results[id].trace.cycles);
-                acknowledged = std::max(acknowledged, blocks[j]->stores_acknowledged);
+                for (const Warp& w : blocks[j]->warps) acknowledged = std::max(acknowledged, w.stores_acknowledged);
                 shift_block_times(results[id].trace, started[j]);
                 runners[j].reset();
                 blocks[j].reset();

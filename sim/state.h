@@ -312,9 +312,6 @@ struct Block {
     // Run before the launch only to learn what registers its blocks take
     // (launch.cpp, probe_blocks_per_sm): its global stores are dropped.
     bool probe = false;
-    // When L2 has acknowledged the last of its warps' global stores (set at
-    // its end): its SM's time, and so the kernel's, waits for it.
-    uint64_t stores_acknowledged = 0;
 };
 
 } // namespace tklab::sim

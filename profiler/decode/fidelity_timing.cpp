@@ -214,9 +214,8 @@ void write_timing(std::ostream& out, const TimingFidelity& f, bool color) {
             }
         }
         if (!l.hot_lines.empty()) {
-            size_t agree = 0, plain = 0;
-            for (const HotLine& h : l.hot_lines) agree += h.agrees(), plain += !h.modelled();
-            out << "    hot lines (>= 5% of samples): top reason agrees on " << agree << " of " << l.hot_lines.size();
+            const size_t plain = l.hot_lines.size() - l.modelled_lines();
+            out << "    hot lines (>= 5% of samples): top reason agrees on " << l.agreeing_lines() << " of " << l.hot_lines.size();
             if (plain)
                 out << "; " << plain << (plain == 1 ? " is" : " are")
                     << " plain code (no instruction): the simulator issues none for index arithmetic or loop control";
@@ -234,12 +233,11 @@ void write_timing(std::ostream& out, const TimingFidelity& f, bool color) {
 void write_timing_summary(std::ostream& out, const TimingFidelity& f) {
     for (size_t i = 0; i < f.launches.size(); ++i) {
         const TimingLaunch& l = f.launches[i];
-        size_t agree = 0, modelled = 0;
-        for (const HotLine& h : l.hot_lines) agree += h.agrees(), modelled += h.modelled();
+        const size_t agree = l.agreeing_lines();
         char line[280];
         std::snprintf(line, sizeof line, "timing: %s %s launch %zu sim_us %.3f gpu_us %.3f error %s hot_lines %zu/%zu modelled_lines %zu/%zu\n",
                       f.program.c_str(), f.variant.c_str(), i, l.sim_us.value_or(-1), l.gpu_us.value_or(-1),
-                      l.time_error() ? std::to_string(*l.time_error()).c_str() : "none", agree, l.hot_lines.size(), agree, modelled);
+                      l.time_error() ? std::to_string(*l.time_error()).c_str() : "none", agree, l.hot_lines.size(), agree, l.modelled_lines());
         out << line;
     }
 }

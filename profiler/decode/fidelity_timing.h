@@ -13,6 +13,7 @@
 //   - per hot line (>= 5% of the samples), whether the line's top reason in
 //     the simulator is the GPU's.
 #pragma once
+#include <algorithm>
 #include <optional>
 #include <ostream>
 #include <string>
@@ -59,6 +60,9 @@ struct TimingLaunch {
         if (!sim_us || !gpu_us || *gpu_us <= 0) return std::nullopt;
         return *sim_us / *gpu_us - 1.0;
     }
+    // Hot lines whose top reason agrees, and those that hold simulator instructions.
+    size_t agreeing_lines() const { return size_t(std::count_if(hot_lines.begin(), hot_lines.end(), [](const HotLine& h) { return h.agrees(); })); }
+    size_t modelled_lines() const { return size_t(std::count_if(hot_lines.begin(), hot_lines.end(), [](const HotLine& h) { return h.modelled(); })); }
 };
 
 struct TimingFidelity {

@@ -79,6 +79,18 @@ Pair make_pair(unsigned seed, size_t launches, size_t runs, std::vector<double>*
     return p;
 }
 
+// The report's tables and its one-line summaries, as text.
+std::string table_of(const TimingFidelity& f) {
+    std::ostringstream out;
+    tklab::profiler::write_timing(out, f);
+    return out.str();
+}
+std::string summary_of(const TimingFidelity& f) {
+    std::ostringstream out;
+    tklab::profiler::write_timing_summary(out, f);
+    return out.str();
+}
+
 } // namespace
 
 TEST_CASE("timing fidelity: the GPU's time is the median of the warm runs, per launch", "[fidelity]") {
@@ -150,14 +162,10 @@ TEST_CASE("timing fidelity: stall shares and hot lines, with the mbarrier wait u
     CHECK(l.hot_lines[1].gpu_reason == "selected");
     CHECK(l.hot_lines[1].sim_reason == "barrier");
     CHECK_FALSE(l.hot_lines[1].agrees());
-    std::ostringstream out;
-    tklab::profiler::write_timing_summary(out, f);
-    CHECK_THAT(out.str(), Catch::Contains("timing: lesson07 solution launch 0 sim_us"));
-    CHECK_THAT(out.str(), Catch::EndsWith("hot_lines 1/2 modelled_lines 1/2\n"));
-    std::ostringstream table;
-    tklab::profiler::write_timing(table, f);
-    CHECK_THAT(table.str(), Catch::Contains("top reason agrees on 1 of 2"));
-    CHECK_THAT(table.str(), Catch::Contains("not modelled"));
+    CHECK_THAT(summary_of(f), Catch::Contains("timing: lesson07 solution launch 0 sim_us"));
+    CHECK_THAT(summary_of(f), Catch::EndsWith("hot_lines 1/2 modelled_lines 1/2\n"));
+    CHECK_THAT(table_of(f), Catch::Contains("top reason agrees on 1 of 2"));
+    CHECK_THAT(table_of(f), Catch::Contains("not modelled"));
 }
 
 TEST_CASE("timing fidelity: the simulator's issue cycles are PC sampling's 'selected'", "[fidelity]") {
@@ -195,11 +203,7 @@ TEST_CASE("timing fidelity: a hot line the simulator issues nothing on is plain 
     CHECK_FALSE(l.hot_lines[1].modelled());
     CHECK_FALSE(l.hot_lines[1].agrees());
     CHECK(l.hot_lines[0].modelled());
-    std::ostringstream table;
-    tklab::profiler::write_timing(table, f);
-    CHECK_THAT(table.str(), Catch::Contains("top reason agrees on 1 of 2; 1 is plain code (no instruction)"));
-    CHECK_THAT(table.str(), Catch::Contains("simulator (no instruction)"));
-    std::ostringstream out;
-    tklab::profiler::write_timing_summary(out, f);
-    CHECK_THAT(out.str(), Catch::EndsWith("hot_lines 1/2 modelled_lines 1/1\n"));
+    CHECK_THAT(table_of(f), Catch::Contains("top reason agrees on 1 of 2; 1 is plain code (no instruction)"));
+    CHECK_THAT(table_of(f), Catch::Contains("simulator (no instruction)"));
+    CHECK_THAT(summary_of(f), Catch::EndsWith("hot_lines 1/2 modelled_lines 1/1\n"));
 }
