@@ -162,6 +162,12 @@ int cmd_run(const RunArgs& a) {
     }
     try { tklab::sim::parse_timeline_blocks(a.timeline); } catch (const std::exception& e) { fail_usage(std::string("--timeline-blocks: ") + e.what()); }
     if (a.threads > 0) tklab::sim::options().host_threads = a.threads;
+    try {
+        tklab::sim::CostModel::load(a.arch);
+    } catch (const std::exception& e) {
+        fail_usage(std::string("--arch: ") + e.what());
+    }
+    tklab::sim::options().arch = a.arch;
     tklab::sim::options().keep_blocks = false;  // the recorder streams them
     {
         std::string why;  // the parser has checked the names already

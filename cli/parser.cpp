@@ -66,6 +66,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     run->add_flag("--snapshots", ra.snapshots, "Record tile values at each tk::snapshot() in the kernel");
     run->add_option("--top", ra.top, "Rows per report section")->capture_default_str();
     run->add_option("--threads", ra.threads, "Host threads simulating blocks (results never depend on it)");
+    run->add_option("--arch", ra.arch,
+                    "The GPU simulated: h100 or h200 (cost models measured on each, sim/arch/), or a cost model's JSON file")
+        ->capture_default_str();
     run->add_option("--checks", ra.checks,
                     "Bug finders, comma-separated: races (shared-memory hazards no barrier orders), uninit (reads of "
                     "memory nothing wrote), sync (barrier and mbarrier misuse); all (default) or none")

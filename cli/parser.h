@@ -48,6 +48,7 @@ struct RunArgs {
     bool no_check = false, all_lanes = false, snapshots = false;
     size_t top = 5;
     int threads = 0;
+    std::string arch = "h100";  // simulator: the cost model, sim/arch/<arch>.json or a file
     // GPU: with --profile timing, runs of each variant after the checked one,
     // each timed by CUPTI (warm caches and code: the fidelity report's kernel time).
     int repeat = 0;

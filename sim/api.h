@@ -81,6 +81,7 @@ struct LaneOp {
     bool arrive = false;          // mbarrier.expect_tx: arrive.expect_tx (the bytes, then an arrival)
     bool read_done = false;       // cp.async.bulk.wait_group.read: wait until the sources are read, not the writes done
     bool increase = false;        // setmaxnreg: .inc (else .dec)
+    bool no_allocate = false;     // ld.global: .L1::no_allocate (a miss leaves L1 as it was)
     AtomOp atom_op = AtomOp::add;         // atom, red: the operation
     AtomType atom_type = AtomType::u32;   // atom, red: the operand type
     uint32_t addr = 0;            // shared address: ld/st.shared, ldmatrix/stmatrix row, cp.async destination,

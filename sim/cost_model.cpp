@@ -9,6 +9,7 @@ namespace tklab::sim {
 
 // Generated at build time from sim/arch/*.json, so binaries need no data files.
 const char* builtin_arch_json(const std::string& name);
+const char* builtin_arch_names();  // "h100, h200"
 
 namespace {
 const nlohmann::json& get(const nlohmann::json& j, const char* path) {
@@ -38,7 +39,8 @@ CostModel CostModel::load(const std::string& name_or_path) {
         j = nlohmann::json::parse(text);
     } else {
         std::ifstream in(name_or_path);
-        if (!in) throw std::runtime_error("cost model '" + name_or_path + "': not a built-in architecture (h100) and no such file");
+        if (!in) throw std::runtime_error("cost model '" + name_or_path + "': not a built-in architecture (" + builtin_arch_names() +
+                                             ") and no such file");
         try { j = nlohmann::json::parse(in); } catch (const nlohmann::json::parse_error& e) {
             throw std::runtime_error("cost model '" + name_or_path + "': " + e.what());
         }
@@ -82,6 +84,14 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.dram_bytes_per_cycle_per_sm = get_rate(j, "memory.dram_bytes_per_cycle_per_sm");
     m.dram_bytes_per_cycle_one_sm = get_rate(j, "memory.dram_bytes_per_cycle_one_sm");
     m.sector_bytes = get_int(j, "memory.sector_bytes");
+    m.l1_modelled = j.value("l1_modelled", false);
+    m.global_l1_latency = get_int(j, "global.l1_latency");
+    m.lsu_cycles_per_instruction = get_rate(j, "lsu.cycles_per_instruction");
+    m.lsu_cycles_per_line = get_rate(j, "lsu.cycles_per_line");
+    m.l1_shared_bytes_per_sm = get(j, "memory.l1_shared_bytes_per_sm").get<int64_t>();
+    if (!j["memory"].contains("shared_carveouts_kb") || !j["memory"]["shared_carveouts_kb"].is_array() || j["memory"]["shared_carveouts_kb"].empty())
+        throw std::runtime_error("cost model: missing field 'memory.shared_carveouts_kb' (a list of KiB, smallest first)");
+    m.shared_carveouts_kb = j["memory"]["shared_carveouts_kb"].get<std::vector<int>>();
     m.l2_write_bytes_per_cycle_per_sm = get_rate(j, "memory.l2_write_bytes_per_cycle_per_sm");
     m.l2_write_bytes_per_cycle_one_sm = get_rate(j, "memory.l2_write_bytes_per_cycle_one_sm");
     m.dram_write_bytes_per_cycle_per_sm = get_rate(j, "memory.dram_write_bytes_per_cycle_per_sm");

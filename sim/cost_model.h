@@ -2,6 +2,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace tklab::sim {
 
@@ -42,6 +43,17 @@ struct CostModel {
     double l2_write_bytes_per_cycle_per_sm = 1, dram_write_bytes_per_cycle_per_sm = 1;
     double l2_write_bytes_per_cycle_one_sm = 1;  // one SM alone: its own write limit
     int sector_bytes = 32;  // global accesses move whole sectors
+    // L1 (sim/README.md, "Global memory"): an ld.global whose sectors an SM's
+    // L1 holds is served there, global_l1_latency after its turn in the SM's
+    // load/store unit, which takes each ld.global for the larger of
+    // lsu_cycles_per_instruction and lsu_cycles_per_line per 128-byte line.
+    // L1 and shared memory share l1_shared_bytes_per_sm; the driver gives
+    // shared memory the smallest carveout (KiB) that holds the resident blocks'.
+    bool l1_modelled = false;  // "l1_modelled": the shipped models keep it off for now (sim/README.md, "L1")
+    int global_l1_latency = 0;
+    double lsu_cycles_per_instruction = 1, lsu_cycles_per_line = 0.5;
+    int64_t l1_shared_bytes_per_sm = 0;
+    std::vector<int> shared_carveouts_kb;
     // The tile library's register arithmetic, cycles per element of a warp's
     // op: alone on its sub-partition (latency) and what it takes of the
     // sub-partition's issue slot (throughput). Indexed by AluKind.

@@ -79,7 +79,8 @@ struct BlockTrace {
     std::vector<uint16_t> warp_peak_regs;
     std::vector<SnapshotRecord> snapshots;
     std::vector<RegionRecord> regions;  // in the order they began
-    uint64_t global_bytes = 0;          // global memory traffic, in whole sectors
+    uint64_t global_bytes = 0;          // global memory traffic to L2, in whole sectors
+    uint64_t l1_hit_bytes = 0;          // loads' sectors L1 served (not in global_bytes)
     uint64_t global_write_bytes = 0;    // of it, written
     double overhead_instructions = 0;   // the address arithmetic charged around tile ops' memory instructions
     uint64_t allowed_uninit_reads = 0;  // reads of unwritten bytes inside tk::allow_uninitialized_reads
@@ -118,7 +119,8 @@ struct Stats {
     uint64_t wave_cycles = 0;            // the busiest SM's time, its resident blocks simulated together (sim/sm.h)
     uint64_t store_ack_cycles = 0;       // of it, after its last block's exit until L2 acknowledged its stores
     int blocks_together = 0;             // blocks simulated together on an SM at most
-    uint64_t global_bytes = 0;           // global memory traffic of every block, in whole sectors
+    uint64_t global_bytes = 0;           // global memory traffic to L2 of every block, in whole sectors
+    uint64_t l1_hit_bytes = 0;           // loads' sectors L1 served
     uint64_t global_write_bytes = 0;     // of it, written
     uint64_t overhead_instructions = 0;  // warp instructions of address arithmetic around tile ops' memory instructions, charged as time
     uint64_t allowed_uninit_reads = 0;   // reads of unwritten bytes inside tk::allow_uninitialized_reads

@@ -281,6 +281,18 @@ void share_bandwidth(MemoryPath& m, const CostModel& cost, uint64_t busy) {
     m.dram_write = cost.dram_write_bytes_per_cycle_per_sm * k;
 }
 
+// What of the SM's L1 and shared memory L1 keeps: the driver gives shared
+// memory the smallest carveout that holds the resident blocks' (each with the
+// 1 KiB the system reserves per block), as Nsight Compute's
+// launch__shared_mem_config_size shows (results/l1_hits_h100.txt).
+int64_t l1_bytes(const CostModel& cost, int per_sm, size_t smem_bytes) {
+    const int64_t need = int64_t(per_sm) * (int64_t(smem_bytes) + 1024);
+    int64_t carveout = int64_t(cost.shared_carveouts_kb.back()) * 1024;
+    for (int kb : cost.shared_carveouts_kb)
+        if (int64_t(kb) * 1024 >= need) { carveout = int64_t(kb) * 1024; break; }
+    return std::max<int64_t>(0, cost.l1_shared_bytes_per_sm - carveout);
+}
+
 MemoryPath memory_path(const CostModel& cost) {
     MemoryPath m;
     const GlobalFootprint f = registered_footprint();
@@ -389,6 +401,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     // One SM's blocks of up to kStreamWaves consecutive waves at a time, each
     // block starting in the slot another left as it leaves (sm.h).
     const std::vector<SmStream> streams = sm_streams(layout, multiprocessors(), kStreamWaves);
+    const int64_t l1 = cost.l1_modelled ? l1_bytes(cost, per_sm, smem_bytes) : 0;
     std::vector<uint64_t> stream_cycles(streams.size());
     // Past its end, until L2 has acknowledged its blocks' stores: what the
     // SM's last stream adds to the kernel's time (earlier ones' next blocks
@@ -408,6 +421,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
             if (u >= streams.size()) break;
             const SmStream& stream = streams[u];
             SmPipes pipes;
+            pipes.l1.configure(l1);
             std::vector<std::unique_ptr<Block>> blocks(static_cast<size_t>(slots));
             std::vector<std::unique_ptr<BlockRunner>> runners(static_cast<size_t>(slots));
             std::vector<uint64_t> started(static_cast<size_t>(slots));

@@ -76,6 +76,7 @@ void Merger::add(BlockResult& br) {
         st.peak_live = bt.peak_live;
     }
     st.global_bytes += bt.global_bytes;
+    st.l1_hit_bytes += bt.l1_hit_bytes;
     st.global_write_bytes += bt.global_write_bytes;
     st.overhead_instructions += uint64_t(std::llround(bt.overhead_instructions));
     st.peak_loaded_regs = std::max(st.peak_loaded_regs, bt.peak_loaded_regs);

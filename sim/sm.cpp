@@ -2,6 +2,7 @@
 #include "sim/sm.h"
 
 #include <algorithm>
+#include <numeric>
 
 namespace tklab::sim {
 
@@ -29,6 +30,27 @@ uint64_t SmLayout::largest() const {
     return most;
 }
 
+std::vector<uint64_t> group_blocks(const SmLayout& layout, size_t g) {
+    // The wave holding group g: its groups sit on SMs 0, 1, ... in order.
+    size_t g0 = g, g1 = g + 1;
+    while (g0 > 0 && layout.sm[g0] != 0) --g0;
+    while (g1 < layout.groups() && layout.sm[g1] != 0) ++g1;
+    const uint64_t begin = layout.first[g0], size = layout.first[g1] - begin, n = g1 - g0;
+    // The wave's p-th block dealt is block (p * stride) mod size: a stride
+    // coprime to the size near 0.618 of it, so that the blocks one SM gets
+    // (p = i, i + n, ...) are no particular ones, as when the GPU hands each
+    // block to whichever SM frees a slot first. Any order would do for the
+    // model's sharing of L1; this one is the same on every machine.
+    // With a block per SM nothing is shared and the order would only
+    // relabel the SMs: none then.
+    uint64_t stride = size > n ? std::max<uint64_t>(1, size * 618 / 1000) : 1;
+    while (std::gcd(stride, size) != 1) ++stride;
+    std::vector<uint64_t> blocks;
+    for (uint64_t p = g - g0; p < size; p += n) blocks.push_back(begin + p * stride % size);
+    std::sort(blocks.begin(), blocks.end());
+    return blocks;
+}
+
 std::vector<SmStream> sm_streams(const SmLayout& layout, int sms, int waves) {
     // Each SM's groups in order; its g-th is of its g-th wave.
     std::vector<std::vector<size_t>> groups_of(size_t(std::max(sms, 1)));
@@ -42,8 +64,7 @@ std::vector<SmStream> sm_streams(const SmLayout& layout, int sms, int waves) {
             SmStream st;
             st.sm = uint32_t(s);
             for (size_t k = w0; k < std::min(w0 + per, groups_of[s].size()); ++k) {
-                const size_t g = groups_of[s][k];
-                for (uint64_t b = layout.first[g]; b < layout.first[g + 1]; ++b) st.blocks.push_back(b);
+                for (uint64_t b : group_blocks(layout, groups_of[s][k])) st.blocks.push_back(b);
             }
             if (!st.blocks.empty()) streams.push_back(std::move(st));
         }

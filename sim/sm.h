@@ -14,7 +14,9 @@ namespace tklab::sim {
 // A launch's blocks in groups simulated together, in block order: full waves
 // of `sms` groups of `per_sm` blocks, then the last partial wave spread over
 // the SMs as evenly as whole groups allow (ceil(rest / sms) blocks each).
-// Group g holds blocks [first[g], first[g + 1]) and sits on SM sm[g].
+// Group g sits on SM sm[g]; [first[g], first[g + 1]) says how many blocks it
+// holds, and which blocks its wave's groups share between them
+// (group_blocks says which are its own).
 struct SmLayout {
     std::vector<uint64_t> first;  // one more than the groups: the last is the block count
     std::vector<uint32_t> sm;
@@ -22,6 +24,11 @@ struct SmLayout {
     uint64_t largest() const;  // the most blocks in a group
 };
 SmLayout sm_layout(uint64_t nblocks, int sms, int per_sm);
+// Group g's blocks (in order), as the GPU's block scheduler deals a wave: one
+// block to each SM in turn, in an order that puts no particular blocks
+// together on an SM (sm.cpp says which). Neighbouring blocks, which often
+// read the same rows, so sit on different SMs and share no L1, as on the GPU.
+std::vector<uint64_t> group_blocks(const SmLayout& layout, size_t g);
 
 // What one host thread simulates at a time: an SM's blocks over up to
 // `waves` consecutive waves (its groups of the layout, in order). On the GPU

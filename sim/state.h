@@ -253,6 +253,47 @@ struct BlockResult {
 // What the blocks resident on one SM share (sim/README.md, "The SM"): its
 // shared-memory pipe, the tensor pipe of each sub-partition, and the bulk
 // copy engine. Blocks simulated together hold one of these.
+// An SM's L1 (sim/README.md, "Global memory"): 128-byte lines in sets of
+// kWays, the least recently used out; each sector holds the cycle its data
+// arrives, so a load of a sector still on its way waits for it. Without
+// configure() it holds nothing and every load misses.
+struct L1Cache {
+    static constexpr int kWays = 4;
+    static constexpr uint64_t kLineBytes = 128;
+    struct Line {
+        uint64_t tag = ~uint64_t(0), used = 0;
+        uint64_t ready[4] = {};
+        uint8_t valid = 0;  // a bit per 32-byte sector
+    };
+    std::vector<Line> lines;  // sets x kWays
+    uint64_t sets = 0, tick = 0;
+    void configure(int64_t bytes) {
+        sets = bytes > 0 ? uint64_t(bytes) / (kLineBytes * kWays) : 0;
+        lines.assign(size_t(sets * kWays), Line{});
+    }
+    // The line holding `line` (an address / 128), or null.
+    Line* find(uint64_t line) {
+        if (sets == 0) return nullptr;
+        Line* set = &lines[size_t((line % sets) * kWays)];
+        for (int w = 0; w < kWays; ++w)
+            if (set[w].tag == line) { set[w].used = ++tick; return &set[w]; }
+        return nullptr;
+    }
+    // The line for `line`, found or put in place of the set's least recently used.
+    Line* fill(uint64_t line) {
+        if (sets == 0) return nullptr;
+        if (Line* l = find(line)) return l;
+        Line* set = &lines[size_t((line % sets) * kWays)];
+        Line* out = &set[0];
+        for (int w = 1; w < kWays; ++w)
+            if (set[w].used < out->used) out = &set[w];
+        *out = Line{};
+        out->tag = line;
+        out->used = ++tick;
+        return out;
+    }
+};
+
 struct SmPipes {
     uint64_t smem_free = 0;         // the shared-memory pipe's next free cycle
     uint64_t tensor_free[4] = {};   // each sub-partition's tensor pipe
@@ -262,6 +303,8 @@ struct SmPipes {
     // Global memory traffic (MemoryPath): the SM's read and write paths, and
     // its shares of L2's and DRAM's bandwidth, each free from this cycle on.
     double read_port_free = 0, write_port_free = 0, l2_free = 0, dram_free = 0;
+    double lsu_free = 0;  // the load/store unit, which takes every ld.global in turn
+    L1Cache l1;
 };
 
 struct Block {

@@ -295,6 +295,7 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.store_ack_cycles = st.store_ack_cycles;
     s.blocks_together = st.blocks_together;
     s.global_bytes = st.global_bytes;
+    s.l1_hit_bytes = st.l1_hit_bytes;
     s.overhead_instructions = st.overhead_instructions;
     s.dram_bytes = st.dram_bytes;
     s.l2_cycles = st.l2_cycles;

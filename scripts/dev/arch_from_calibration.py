@@ -34,6 +34,7 @@ FIELDS = {
                          "the model charges it twice: at the arrive and at the release"),
     "global.latency": ("global.latency_l2_hit", lambda v: round(v), "a load that hits in L2"),
     "global.dram_latency": ("global.latency_dram", lambda v: round(v), "a load that misses L2"),
+    "global.l1_latency": ("global.latency_l1_hit", lambda v: round(v), "a load that hits in L1"),
     "cp_async.latency": ("cp_async.latency_l2", lambda v: round(v), ""),
     "cp_async.dram_latency": ("cp_async.latency_dram", lambda v: round(v), ""),
     "tma.bytes_per_cycle": ("tma.load_bytes_per_cycle_one_sm_l2_4issuers", lambda v: round(v),
@@ -50,8 +51,9 @@ FIELDS = {
                                            "every SM reading at once: DRAM's bandwidth over the SMs"),
     "memory.dram_bytes_per_cycle_one_sm": ("global.dram_bytes_per_cycle_one_sm", lambda v: round(v, 2), "one SM alone"),
 }
-# The store bandwidths (bench/calibrate/global.cu, run_stores, in
-# calibration_stores_NAME.json beside the calibration).
+# The store bandwidths and the load/store unit's rate (bench/calibrate/global.cu,
+# run_stores, in calibration_stores_NAME.json or calibration_memory_NAME.json
+# beside the calibration, or in a whole run's own file).
 STORE_FIELDS = {
     "memory.l2_write_bytes_per_cycle_per_sm": ("global.l2_write_bytes_per_cycle_per_sm", lambda v: round(v, 2),
                                                "every SM writing at once, the data in L2: L2's write bandwidth over the SMs"),
@@ -60,6 +62,17 @@ STORE_FIELDS = {
     "memory.dram_write_bytes_per_cycle_per_sm": ("global.write_bytes_per_cycle_per_sm_2048MiB", lambda v: round(v, 2),
                                                  "every SM writing 2 GiB once: DRAM's write bandwidth over the SMs"),
 }
+# The load/store unit's rate (run_stores too). Runs before the benchmark
+# issued every load (lsu.ld_global_*: the compiler merged half of them) lack
+# these: the model keeps its values, listed as estimated.
+LSU_FIELDS = {
+    "lsu.cycles_per_instruction": ("lsu.ld_ca_cycles_per_instruction_1line", lambda v: round(v, 3),
+                                   "an SM's load/store unit per ld.global of one 128-byte line (L1 hits)"),
+}
+# lsu.cycles_per_line is not from this timing: Nsight Compute counts a
+# 128-byte line an L1 data-pipe wavefront, and the pipe runs one a cycle at
+# its peak (results/l1_pipe_h200.txt), where the clock64 timing of the same
+# kernels gives half that per instruction it assumes; the model takes Nsight's.
 # Derived from two figures: wgmma's latency beyond its pipe time.
 DERIVED = {
     "wgmma.latency": (("wgmma.m64n128k16_latency", "wgmma.m64n128k16_cycles_1wg"), lambda a, b: round(a - b),
@@ -203,18 +216,28 @@ def main():
     launch = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "launch_overhead_"))
     if os.path.exists(launch):
         figs.update({f["name"]: f for f in json.load(open(launch))["figures"]})
-    alu = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "calibration_alu_"))
+    # A family run on its own (calibrate.sh --only F) is in a file of its
+    # own beside the calibration; a whole run has every family in one file.
+    def beside(family):
+        return os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", f"calibration_{family}_"))
+    alu = beside("alu")
     derived = dict(DERIVED)
     if os.path.exists(alu):
         figs.update({f["name"]: f for f in json.load(open(alu))["figures"]})
+    if ALU.format("mul_scalar", 1) in figs:
         derived.update(ALU_DERIVED)
-    stores = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "calibration_stores_"))
+    stores = beside("stores")
     fields = dict(FIELDS)
-    if os.path.exists(stores):
-        figs.update({f["name"]: f for f in json.load(open(stores))["figures"]})
+    for family in ("memory", "stores"):  # both hold run_stores' figures (memory: with the load/store unit at 32 lines)
+        if os.path.exists(beside(family)):
+            figs.update({f["name"]: f for f in json.load(open(beside(family)))["figures"]})
+    if STORE_FIELDS["memory.l2_write_bytes_per_cycle_per_sm"][0] in figs:
         fields.update(STORE_FIELDS)
-    ov = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "calibration_overhead_"))
+    fields.update({k: v for k, v in LSU_FIELDS.items() if v[0] in figs})
+    ov = beside("overhead")
     ov_figs = {f["name"]: f for f in json.load(open(ov))["figures"]} if os.path.exists(ov) else None
+    if ov_figs is None and OV.format("mma") in figs:
+        ov_figs = {k: f for k, f in figs.items() if k.startswith("overhead.") or k.startswith("shared.issue_cycles_")}
     figs["sm_clock_mhz"] = {"value": cal["sm_clock_mhz"]["start"] if isinstance(cal["sm_clock_mhz"], dict) else cal["sm_clock_mhz"],
                             "method": "%clock64 over a %globaltimer interval, under load"}
     measured = {}
@@ -243,8 +266,9 @@ def main():
         # of group<4>:: and group<1>::load_async, whose copies' latency cancels
         # in the difference: cycles over SASS instructions between the two.
         timing = ov.replace("calibration_overhead_", "calibration_overhead_timing_")
-        if os.path.exists(timing):
-            tv = {f["name"]: f["value"] for f in json.load(open(timing))["figures"]}
+        tv = {f["name"]: f["value"] for f in json.load(open(timing))["figures"]} if os.path.exists(timing) else \
+            {k: f["value"] for k, f in figs.items() if k.startswith("overhead.")}
+        if "overhead.cp_async_cycles_per_call" in tv:
             names = ["overhead.cp_async_one_warp_cycles_per_call", "overhead.cp_async_cycles_per_call",
                      "overhead.cp_async_one_warp_sass_per_call", "overhead.cp_async_sass_per_call"]
             a, b, sa, sb = (tv[n] for n in names)
@@ -266,7 +290,8 @@ def main():
         measured["memory.l2_bytes"] = {"from": "cudaDeviceProp::l2CacheSize", "value": cal["l2_bytes"]}
     arch["measured_on"] = f"{cal['gpu']}, driver {cal['driver']}, {cal['nvcc']}, {cal['date']} ({sys.argv[1]})"
     arch["measured"] = measured
-    arch["estimated"] = sorted(k for k in ["issue_cycles", "global.issue_cycles", "base_registers_per_thread", "registers_per_loop_address"] if k not in measured)
+    arch["estimated"] = sorted(k for k in ["issue_cycles", "global.issue_cycles", "base_registers_per_thread", "registers_per_loop_address",
+                                           "memory.l1_shared_bytes_per_sm", "memory.shared_carveouts_kb", "lsu.cycles_per_line", *LSU_FIELDS] if k not in measured)
     with open(arch_path, "w") as f:
         json.dump(arch, f, indent=2)
         f.write("\n")

@@ -6,11 +6,15 @@
 # time, regions' shares, stall reasons and hot lines, simulator beside GPU.
 # Ends with the summary: mean and worst kernel-time error, and how many hot
 # lines' top stall reason agrees.
-#   scripts/fidelity/timing.sh DIR [BUILD_DIR] > results/fidelity_timing_h100.txt
+# ARCH is the simulator's cost model (sim/arch/ARCH.json), the one measured on
+# the GPU that recorded the traces: h100 (default) or h200.
+#   scripts/fidelity/timing.sh DIR [BUILD_DIR [ARCH]] > results/fidelity_timing_ARCH.txt
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 dir=${1:?usage: scripts/fidelity/timing.sh DIR_OF_GPU_TRACES [BUILD_DIR]}
 build=${2:-build}
+arch=${3:-h100}
+[ -f "sim/arch/$arch.json" ] || { echo "timing: no cost model sim/arch/$arch.json (h100 or h200)" >&2; exit 2; }
 tklab="$build/tklab"
 [ -x "$tklab" ] || { echo "timing: $tklab not built (scripts/setup.sh builds it)" >&2; exit 1; }
 work=$(mktemp -d)
@@ -20,7 +24,7 @@ first=$(ls "$dir"/*__*__one.cbor 2>/dev/null | head -1)
 gpu_name=$([ -n "$first" ] && NO_COLOR=1 "$tklab" report "$first" 2>/dev/null | sed -n 's/.*cost model \(.*\)$/\1/p' | head -1)
 echo "tklab timing fidelity report — $(date -u +%Y-%m-%d) — GPU: ${gpu_name:-unknown} (traces from scripts/gpu/fidelity_timing.sh)"
 echo "Simulator: $(git rev-parse --short HEAD 2>/dev/null) on $(nproc) cores of $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1);" \
-     "cost model sim/arch/h100.json. Each launch: scripts/fidelity/timing_cases.txt, seed 1."
+     "cost model sim/arch/$arch.json. Each launch: scripts/fidelity/timing_cases.txt, seed 1."
 echo
 i=0
 while read -r name variant one many; do
@@ -33,7 +37,7 @@ while read -r name variant one many; do
     echo "timing: [$i/$cases] $name $variant $tag ($size) in the simulator" >&2
     sim_trace="$work/${name}__${variant}__${tag}.cbor"
     # Bug finders off and no check: they change no simulated cycle, only the time it takes here.
-    if ! NO_COLOR=1 "$tklab" run "$name" --variant "$variant" --size "$size" --no-check --checks none --timeline-blocks none \
+    if ! NO_COLOR=1 "$tklab" run "$name" --variant "$variant" --size "$size" --no-check --checks none --timeline-blocks none --arch "$arch" \
          --trace "$sim_trace" >/dev/null 2>"$work/err"; then
       echo "$name $variant $tag: the simulator run failed:"; tail -3 "$work/err"; continue
     fi

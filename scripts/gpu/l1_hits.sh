@@ -4,10 +4,13 @@
 # Compute, for what the simulator's memory model needs to know about L1:
 # global-load sectors and those that hit L1 (ld.global and cp.async), L2's hit
 # rate, DRAM bytes, and the shared-memory carveout the driver chose.
+# METRICS=a,b,... measures those instead (names ncu does not know on this GPU
+# are left out, and said so); CASES=REGEX runs only the cases whose
+# "program variant" line matches.
 #   scripts/gpu/l1_hits.sh [OUTPUT_FILE]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-case "${1:-}" in -h|--help) sed -n '2,7p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 out=${1:-/dev/stdout}
 gpu_bin=./build-gpu/tklab_gpu
 [ -x "$gpu_bin" ] || { echo "l1_hits: $gpu_bin not built (scripts/gpu/run.sh)" >&2; exit 1; }
@@ -15,6 +18,14 @@ gpu_bin=./build-gpu/tklab_gpu
 # sectors looked up in L1 and those that hit, L2's sector hit rate, DRAM bytes read,
 # and the shared-memory carveout (config size) the driver picked.
 metrics="gpu__time_duration.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld.sum,l1tex__t_sectors_pipe_lsu_mem_global_op_ld_lookup_hit.sum,lts__t_sector_hit_rate.pct,dram__bytes_read.sum,launch__shared_mem_config_size"
+if [ -n "${METRICS:-}" ]; then
+  known=$(ncu --query-metrics 2>/dev/null | awk 'NR > 2 { print $1 }')
+  metrics=""
+  for m in ${METRICS//,/ }; do
+    if grep -qx "${m%%.*}" <<<"$known" || grep -qx "$m" <<<"$known"; then metrics="$metrics${metrics:+,}$m"
+    else echo "l1_hits: ncu does not know $m on this GPU; left out" >&2; fi
+  done
+fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 {
   echo "# L1 and L2 under the fidelity launches — $(date -u +%Y-%m-%d) — $gpu — ncu $(ncu --version | tail -1)"
@@ -22,6 +33,7 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
   echo "# (L1's hit rate for ld.global = lookup_hit / op_ld sectors; cp.async.cg and TMA copies do not look up L1)"
   while read -r name variant one many; do
     [ -z "$name" ] && continue
+    [ -n "${CASES:-}" ] && ! grep -Eq "${CASES}" <<<"$name $variant" && continue
     for tag in one many; do
       size=$one; [ "$tag" = many ] && size=$many
       ncu -c 1 --metrics "$metrics" --csv --print-units base "$gpu_bin" run "$name" --variant "$variant" --size "$size" --no-check 2>/dev/null |

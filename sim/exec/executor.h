@@ -195,6 +195,10 @@ private:
     // of `bytes_per_lane` each; added to the block's total, which bounds the
     // launch's time by the memory's bandwidth (merge.cpp).
     uint64_t global_traffic(uint32_t bytes_per_lane);
+    // The executing lanes' sectors (sector numbers, sorted, each once); returns how many.
+    int global_sectors(uint32_t bytes_per_lane, uint64_t (&sectors)[64]);
+    // An ld.global's data through the load/store unit and L1: when it arrives.
+    uint64_t load_through_l1(uint64_t issued, uint32_t bytes_per_lane, int latency, bool from_dram, bool no_allocate);
 
     void begin_event(Op op);
     void finish_event();

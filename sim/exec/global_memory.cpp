@@ -1,5 +1,6 @@
 // Global memory: ld.global / st.global (the memory path's latency,
-// long_scoreboard; their sectors counted for the launch's bandwidth bound),
+// long_scoreboard; loads through the SM's L1; the sectors that go to L2
+// counted for the launch's bandwidth bound),
 // and cp.async with its commit and wait groups. A cp.async reads its source
 // at issue and lands in shared memory at the wait_group that retires it; to
 // the race finder it writes its destination from its issue on (the GPU may
@@ -43,13 +44,12 @@ void Executor::global_access(Op op) {
             std::memcpy(const_cast<void*>(o.gptr), o.data, bytes);
         }
     });
-    const uint64_t moved = global_traffic(bytes);
     if (!load) {
+        const uint64_t moved = global_traffic(bytes);
         // A warp's exit waits for its stores to leave the SM (Nsight's "drain").
         store_leaves(t_, moved);
         b_.out->trace.global_write_bytes += moved;
-    }
-    if (load) {
+    } else {
         // nvcc issues a tile op's global loads together, ahead of the stores
         // and math that use them (ptxas schedules across the op's unrolled
         // loop); the simulator runs them in program order, so each load's data
@@ -60,14 +60,67 @@ void Executor::global_access(Op op) {
             issued = std::min(t_, w_.hoist_start + uint64_t(w_.hoist_count++) * uint64_t(cost_.global_issue_cycles));
         }
         const int latency = streamed ? cost_.global_dram_latency : cost_.global_latency;
-        note_load(load_arrives(issued, moved, latency, streamed), Stall::long_scoreboard, (bytes + 3) / 4);
+        const uint64_t ready = cost_.l1_modelled ? load_through_l1(issued, bytes, latency, streamed, op0_->no_allocate)
+                                                 : load_arrives(issued, global_traffic(bytes), latency, streamed);
+        note_load(ready, Stall::long_scoreboard, (bytes + 3) / 4);
     }
     w_.clock = t_ + cost_.global_issue_cycles;
 }
 
-uint64_t Executor::global_traffic(uint32_t bytes_per_lane) {
-    const uint64_t s = uint64_t(cost_.sector_bytes);
+// An ld.global through the SM's load/store unit and L1 (sim/README.md,
+// "L1", when the cost model has it on): its sectors L1 holds arrive an L1 latency after the
+// unit is done with the instruction (or when a sector on its way lands);
+// the others come from L2 (load_arrives) and, unless no_allocate, stay in L1.
+uint64_t Executor::load_through_l1(uint64_t issued, uint32_t bytes_per_lane, int latency, bool from_dram, bool no_allocate) {
     uint64_t sectors[64];
+    const int n = global_sectors(bytes_per_lane, sectors);
+    const uint64_t per_line = L1Cache::kLineBytes / uint64_t(cost_.sector_bytes);
+    SmPipes& sm = *b_.sm;
+    int lines = 0, missed = 0, missed_lines = 0;
+    uint64_t ready = 0, last_line = ~uint64_t(0), last_missed_line = ~uint64_t(0);
+    bool miss[64];
+    for (int i = 0; i < n; ++i) {
+        const uint64_t line = sectors[i] / per_line;
+        if (line != last_line) { ++lines; last_line = line; }
+        L1Cache::Line* l = sm.l1.find(line);
+        const unsigned bit = 1u << (sectors[i] % per_line);
+        miss[i] = !l || !(l->valid & bit);
+        if (miss[i]) {
+            ++missed;
+            if (line != last_missed_line) { ++missed_lines; last_missed_line = line; }
+        } else {
+            ready = std::max(ready, l->ready[sectors[i] % per_line]);
+        }
+    }
+    // L1's data pipe reads each line the instruction touches and writes each
+    // line a miss fills (Nsight Compute's wavefronts, results/l1_pipe_h200.txt);
+    // its turn queues as take() queues traffic: from when the warp came to it.
+    const double unit = std::max(cost_.lsu_cycles_per_instruction, double(lines + missed_lines) * cost_.lsu_cycles_per_line);
+    sm.lsu_free = std::max(sm.lsu_free, double(std::min(issued, begun_))) + unit;
+    const uint64_t through = uint64_t(std::max(sm.lsu_free, double(issued) + unit) + 0.5);
+    const uint64_t s = uint64_t(cost_.sector_bytes);
+    if (missed < n) {
+        ready = std::max(ready, through + uint64_t(cost_.global_l1_latency));
+        b_.out->trace.l1_hit_bytes += uint64_t(n - missed) * s;
+    }
+    if (missed > 0) {
+        b_.out->trace.global_bytes += uint64_t(missed) * s;
+        const uint64_t arrives = load_arrives(through, uint64_t(missed) * s, latency, from_dram);
+        ready = std::max(ready, arrives);
+        if (!no_allocate)
+            for (int i = 0; i < n; ++i) {
+                if (!miss[i]) continue;
+                L1Cache::Line* l = sm.l1.fill(sectors[i] / per_line);
+                if (!l) break;
+                l->valid |= uint8_t(1u << (sectors[i] % per_line));
+                l->ready[sectors[i] % per_line] = arrives;
+            }
+    }
+    return ready;
+}
+
+int Executor::global_sectors(uint32_t bytes_per_lane, uint64_t (&sectors)[64]) {
+    const uint64_t s = uint64_t(cost_.sector_bytes);
     int n = 0;
     for_lanes([&](int l) {
         const uintptr_t a = uintptr_t(lane_op(l).gptr);
@@ -75,7 +128,12 @@ uint64_t Executor::global_traffic(uint32_t bytes_per_lane) {
     });
     // Lanes usually walk memory upwards: sort only when they do not.
     if (!std::is_sorted(sectors, sectors + n)) std::sort(sectors, sectors + n);
-    const uint64_t bytes = uint64_t(std::unique(sectors, sectors + n) - sectors) * s;
+    return int(std::unique(sectors, sectors + n) - sectors);
+}
+
+uint64_t Executor::global_traffic(uint32_t bytes_per_lane) {
+    uint64_t sectors[64];
+    const uint64_t bytes = uint64_t(global_sectors(bytes_per_lane, sectors)) * uint64_t(cost_.sector_bytes);
     b_.out->trace.global_bytes += bytes;
     return bytes;
 }

@@ -56,23 +56,81 @@ CopyRun run_copy(unsigned blocks, unsigned seed, size_t in_words = 0) {
     return c;
 }
 
+// Every warp reads the same 512 bytes (a weight vector), 16 bytes a lane, and
+// stores them to its own place.
+__global__ void shared_vector_kernel(const uint32_t* in, uint32_t* out, int streaming) {
+    const uint32_t lane = threadIdx.x % 32, warp = uint32_t(blockIdx.x * (blockDim.x / 32) + threadIdx.x / 32);
+    uint32_t w[4];
+    if (streaming) tk::arch::ld_global<4, tk::arch::cache_hint::streaming>(w, in + 4 * lane);
+    else tk::arch::ld_global<4>(w, in + 4 * lane);
+    tk::arch::st_global<4>(out + 4 * (warp * 32 + lane), w);
+}
+
+// One warp: a register tile fragment's pattern (lane l reads word l % 4 of
+// row l / 4, rows 256 bytes apart: 8 lines of 16 bytes), loaded and stored
+// once to bring it into L1, then `n` loads of it back to back and a store of
+// the last.
+__global__ void fragment_rereads_kernel(const uint32_t* in, uint32_t* out, int n) {
+    const uint32_t lane = threadIdx.x % 32;
+    const uint32_t* p = in + (lane / 4) * 64 + lane % 4;
+    uint32_t w[1];
+    tk::arch::ld_global<1>(w, p);
+    tk::arch::st_global<1>(out + lane, w);
+    uint32_t last[1] = {0};
+    for (int i = 0; i < n; ++i) tk::arch::ld_global<1>(last, p);
+    tk::arch::st_global<1>(out + 32 + lane, last);
+}
+
+struct one_sm {
+    int saved = tklab::sim::options().sms;
+    one_sm() { tklab::sim::options().sms = 1; }
+    ~one_sm() { tklab::sim::options().sms = saved; }
+};
+
+// For one test's scope, the H100's cost model with the L1 model on (the
+// shipped models keep it off: sim/README.md, "L1"), from a file.
+struct with_l1 {
+    std::string saved = tklab::sim::options().arch;
+    std::filesystem::path file = std::filesystem::temp_directory_path() / "tklab_test_h100_l1.json";
+    with_l1() {
+        nlohmann::json arch = read_json(project_root() / "sim/arch/h100.json");
+        arch["l1_modelled"] = true;
+        std::ofstream(file) << arch.dump();
+        tklab::sim::options().arch = file.string();
+    }
+    ~with_l1() {
+        tklab::sim::options().arch = saved;
+        std::error_code ec;
+        std::filesystem::remove(file, ec);
+    }
+    tklab::sim::CostModel model() const { return tklab::sim::CostModel::load(file.string()); }
+};
+
 } // namespace
 
 TEST_CASE("cost model: every measured figure is the calibration run's it names", "[sim][cost_model]") {
-    const nlohmann::json arch = read_json(project_root() / "sim/arch/h100.json");
-    const nlohmann::json cal = read_json(project_root() / "results/calibration_h100.json");
+    // Each built-in model, measured on its own GPU (sim/arch/README.md).
+    const std::string name = GENERATE(as<std::string>{}, "h100", "h200");
+    INFO("sim/arch/" << name << ".json");
+    const nlohmann::json arch = read_json(project_root() / ("sim/arch/" + name + ".json"));
+    const nlohmann::json cal = read_json(project_root() / ("results/calibration_" + name + ".json"));
     std::map<std::string, double> figures;
     for (const auto& f : cal["figures"])
         if (f["value"].is_number()) figures[f["name"].get<std::string>()] = f["value"].get<double>();
     // The launch figures: scripts/gpu/launch_overhead.sh's run.
-    const nlohmann::json launch = read_json(project_root() / "results/launch_overhead_h100.json");
+    const nlohmann::json launch = read_json(project_root() / ("results/launch_overhead_" + name + ".json"));
     for (const auto& f : launch["figures"]) figures[f["name"].get<std::string>()] = f["value"].get<double>();
-    // The store bandwidths: bench/calibrate/global.cu's run_stores.
-    const nlohmann::json stores = read_json(project_root() / "results/calibration_stores_h100.json");
-    for (const auto& f : stores["figures"]) figures[f["name"].get<std::string>()] = f["value"].get<double>();
-    // The register arithmetic: bench/calibrate/alu.cu's run.
-    const nlohmann::json alu = read_json(project_root() / "results/calibration_alu_h100.json");
-    for (const auto& f : alu["figures"]) figures[f["name"].get<std::string>()] = f["value"].get<double>();
+    // The store bandwidths (bench/calibrate/global.cu's run_stores) and the
+    // register arithmetic (bench/calibrate/alu.cu): a family run on its own
+    // (calibrate.sh --only) has a file of its own, a whole run is all in one.
+    // (The clock is the main run's, as scripts/dev/arch_from_calibration.py takes it.)
+    for (const char* family : {"memory", "stores", "alu"}) {
+        const auto file = project_root() / ("results/calibration_" + std::string(family) + "_" + name + ".json");
+        if (!std::filesystem::exists(file)) continue;
+        const nlohmann::json run = read_json(file);  // named: a loop over a temporary's member would dangle
+        for (const auto& f : run["figures"])
+            if (f["name"] != "sm_clock_mhz") figures[f["name"].get<std::string>()] = f["value"].get<double>();
+    }
     REQUIRE(arch.contains("measured"));
     size_t checked = 0;
     for (const auto& [field, m] : arch["measured"].items()) {
@@ -111,8 +169,10 @@ TEST_CASE("cost model: every measured figure is the calibration run's it names",
         }
     CHECK(alu_checked == 12);
     CHECK_THAT(arch["measured_on"].get<std::string>(), Catch::Contains(cal["date"].get<std::string>()));
+    CHECK_THAT(arch["measured_on"].get<std::string>(), Catch::Contains(cal["gpu"].get<std::string>()));
+    CHECK(arch["name"].get<std::string>() == name);
     // The loaded model is the file's.
-    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load(name);
     CHECK(m.clock_mhz == arch["clock_mhz"].get<double>());
     CHECK(m.global_latency == arch["global"]["latency"].get<int>());
     CHECK(m.global_dram_latency == arch["global"]["dram_latency"].get<int>());
@@ -239,4 +299,70 @@ TEST_CASE("cost model: the instructions around tile ops are the probes' SASS cou
     check("group_copy", m.ov_group_copy, v.at("group_load") - loop, v.at("group_load_one_warp") - loop, 8, 32, 1);
     // What the GPU runs is more than the simulator models: every part is positive.
     for (const auto* o : {&m.ov_ldmatrix, &m.ov_cp_async, &m.ov_st_global, &m.ov_ld_global, &m.ov_group_copy}) CHECK(o->per_instruction > 0);
+}
+
+TEST_CASE("memory model: L1 serves a vector every warp of an SM reads; L2 sends it once, unless the loads do not allocate", "[sim][cost_model]") {
+    const one_sm sm;
+    const with_l1 l1;
+    REQUIRE(l1.model().l1_modelled);
+    std::mt19937 rng(11);
+    for (int trial = 0; trial < 3; ++trial) {
+        const unsigned blocks = 1 + rng() % 4, warps = blocks * 4;
+        std::vector<uint32_t> host(128);
+        for (uint32_t& x : host) x = rng();
+        tk::device_buffer<uint32_t> in(host.size(), host, "in"), out(size_t(warps) * 128, "out");
+        for (int streaming : {0, 1}) {
+            INFO(blocks << " blocks, streaming " << streaming);
+            tk::launch("shared_vector", shared_vector_kernel, dim3(blocks), dim3(128), 0, in.data(), out.data(), streaming);
+            const std::vector<uint32_t> got = out.download();
+            for (unsigned w = 0; w < warps; ++w) CHECK(std::equal(host.begin(), host.end(), got.begin() + w * 128));
+            const tklab::sim::Stats& st = tklab::sim::last_run().stats;
+            REQUIRE(st.blocks_together == int(blocks));
+            // Stores pass L1 by: each warp's 512 bytes go to L2.
+            CHECK(st.global_write_bytes == uint64_t(warps) * 512);
+            if (streaming) {
+                CHECK(st.l1_hit_bytes == 0);
+                CHECK(st.global_bytes == uint64_t(warps) * 512 * 2);
+            } else {
+                CHECK(st.l1_hit_bytes == uint64_t(warps - 1) * 512);
+                CHECK(st.global_bytes == 512 + uint64_t(warps) * 512);
+            }
+        }
+    }
+}
+
+TEST_CASE("memory model: the load/store unit takes a line a cycle, and an L1 hit arrives its latency after", "[sim][cost_model]") {
+    const with_l1 l1;
+    const tklab::sim::CostModel m = l1.model();
+    std::vector<uint32_t> host(512);
+    std::mt19937 rng(3);
+    for (uint32_t& x : host) x = rng();
+    tk::device_buffer<uint32_t> in(host.size(), host, "in"), out(64, "out");
+    const double unit = std::max(m.lsu_cycles_per_instruction, 8 * m.lsu_cycles_per_line);
+    for (int n : {1, 6, 20}) {
+        INFO(n << " loads");
+        tk::launch("fragment_rereads", fragment_rereads_kernel, dim3(1), dim3(32), 0, in.data(), out.data(), n);
+        const std::vector<uint32_t> got = out.download();
+        for (uint32_t l = 0; l < 32; ++l) CHECK(got[32 + l] == host[(l / 4) * 64 + l % 4]);
+        const tklab::sim::RunResult& r = tklab::sim::last_run();
+        CHECK(r.stats.l1_hit_bytes == uint64_t(n) * 8 * 32);
+        // The loads issue a global issue apart and queue for the unit, 8 lines
+        // each; the store waits for the last one's hit.
+        uint64_t last_store = 0;
+        for (const auto& e : r.blocks.at(0).events)
+            if (e.op == tklab::sim::Op::st_global) last_store = e.stall_cycles;
+        const double want = n * unit + m.global_l1_latency - n * m.global_issue_cycles;
+        CHECK(double(last_store) == Approx(want).margin(2.0));
+    }
+}
+
+TEST_CASE("memory model: with the L1 model off (the shipped models), every load goes to L2", "[sim][cost_model]") {
+    const one_sm sm;
+    REQUIRE_FALSE(tklab::sim::CostModel::load("h100").l1_modelled);
+    std::vector<uint32_t> host(128, 7);
+    tk::device_buffer<uint32_t> in(host.size(), host, "in"), out(size_t(8) * 128, "out");
+    tk::launch("shared_vector", shared_vector_kernel, dim3(2), dim3(128), 0, in.data(), out.data(), 0);
+    const tklab::sim::Stats& st = tklab::sim::last_run().stats;
+    CHECK(st.l1_hit_bytes == 0);
+    CHECK(st.global_bytes == uint64_t(8) * 512 * 2);
 }

@@ -136,7 +136,8 @@ TEST_CASE("SM model: blocks are dealt to SMs in groups, full waves first, the la
             CHECK(l.sm[g] < uint32_t(sms));
         }
     }
-    // Streams: an SM's groups of consecutive waves, ordered by first wave, then SM.
+    // Streams: an SM's groups of consecutive waves, ordered by first wave, then
+    // SM; a wave's blocks dealt to its groups in turn, as the GPU deals them.
     l = sm_layout(10, 4, 2);
     auto blocks_of = [](const std::vector<tklab::sim::SmStream>& s) {
         std::vector<std::vector<uint64_t>> b;
@@ -144,10 +145,14 @@ TEST_CASE("SM model: blocks are dealt to SMs in groups, full waves first, the la
         return b;
     };
     auto st = tklab::sim::sm_streams(l, 4, 8);
-    CHECK(blocks_of(st) == std::vector<std::vector<uint64_t>>{{0, 1, 8}, {2, 3, 9}, {4, 5}, {6, 7}});
+    CHECK(blocks_of(st) == std::vector<std::vector<uint64_t>>{{0, 4, 8}, {1, 5, 9}, {2, 6}, {3, 7}});
     CHECK(st[1].sm == 1);
     st = tklab::sim::sm_streams(l, 4, 1);
-    CHECK(blocks_of(st) == std::vector<std::vector<uint64_t>>{{0, 1}, {2, 3}, {4, 5}, {6, 7}, {8}, {9}});
+    CHECK(blocks_of(st) == std::vector<std::vector<uint64_t>>{{0, 4}, {1, 5}, {2, 6}, {3, 7}, {8}, {9}});
+    // A last wave of uneven groups (3, 3, 3, 1 blocks of 10) deals them evenly
+    // (3, 3, 2, 2), block p * 7 mod 10 the p-th (7: coprime to 10, near 0.618 of it).
+    l = sm_layout(10, 4, 8);
+    CHECK(blocks_of(tklab::sim::sm_streams(l, 4, 1)) == std::vector<std::vector<uint64_t>>{{0, 6, 8}, {3, 5, 7}, {2, 4}, {1, 9}});
     CHECK(st[5].sm == 1);
     // Seeded random shapes: every block in exactly one stream, each stream's in order.
     for (int trial = 0; trial < 50; ++trial) {
@@ -161,6 +166,15 @@ TEST_CASE("SM model: blocks are dealt to SMs in groups, full waves first, the la
         }
         CHECK(std::all_of(seen.begin(), seen.end(), [](int c) { return c == 1; }));
     }
+    // Neighbouring blocks (which often read the same rows) rarely share an SM.
+    uint64_t pairs = 0, neighbours = 0;
+    for (int trial = 0; trial < 50; ++trial) {
+        const int sms = 8 + int(rng() % 132), k = 2 + int(rng() % 8);
+        for (const auto& s : tklab::sim::sm_streams(sm_layout(uint64_t(sms) * uint64_t(k) * 3, sms, k), sms, 1))
+            for (size_t i = 1; i < s.blocks.size(); ++i) ++pairs, neighbours += s.blocks[i] - s.blocks[i - 1] == 1;
+    }
+    CHECK(pairs > 1000);
+    CHECK(neighbours * 20 < pairs);
 }
 
 TEST_CASE("SM model: blocks on one SM share its shared-memory pipe", "[sim][sm]") {

@@ -8,7 +8,7 @@ namespace tk::arch {
 // memory-bound kernel's input and output), kept out of L1 so it leaves L1 to
 // what is reused; in PTX, .L1::no_allocate (coherent: in-place use is fine).
 // On an H200, rotary's loads and stores moved 2% more bytes per second with it.
-// The simulator ignores the hint.
+// The simulator's L1 model follows it for loads (a miss does not allocate).
 enum class cache_hint { normal, streaming };
 
 template <int Words, cache_hint Hint = cache_hint::normal>
@@ -25,6 +25,7 @@ TK_DEVICE void ld_global(uint32_t (&r)[Words], const void* p, TK_LOC) {
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::ld_global};
     op.bytes = Words * 4; op.gptr = p; op.file = loc.file; op.line = loc.line;
+    op.no_allocate = Hint == cache_hint::streaming;
     tklab::sim::issue(op);
     for (int i = 0; i < Words; ++i) r[i] = op.data[i];
 #endif
