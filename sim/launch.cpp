@@ -347,7 +347,10 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
         throw SimError(ErrorKind::usage, "kernel " + kernel + ": launch shape has " + std::to_string(nthreads) +
                                              " threads per block and " + std::to_string(nblocks) +
                                              " blocks; a block holds 1..1024 threads and the grid at least one block");
-    const CostModel& cost = cost_model(options().arch);
+    // The cost model, with the L1 model switched as the options say (a copy:
+    // the cached one stays as its file says).
+    CostModel cost = cost_model(options().arch);
+    if (options().l1 >= 0) cost.l1_modelled = options().l1 == 1;
     const size_t max_smem = 227 * 1024;
     if (smem_bytes > max_smem)
         throw SimError(ErrorKind::usage, "kernel " + kernel + " asks for " + std::to_string(smem_bytes) +

@@ -7,7 +7,8 @@
 # Ends with the summary: mean and worst kernel-time error, and how many hot
 # lines' top stall reason agrees.
 # ARCH is the simulator's cost model (sim/arch/ARCH.json), the one measured on
-# the GPU that recorded the traces: h100 (default) or h200.
+# the GPU that recorded the traces: h100 (default) or h200. SIM_ARGS adds
+# options to each simulator run (SIM_ARGS=--l1: the L1 model on).
 #   scripts/fidelity/timing.sh DIR [BUILD_DIR [ARCH]] > results/fidelity_timing_ARCH.txt
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,7 +25,7 @@ first=$(ls "$dir"/*__*__one.cbor 2>/dev/null | head -1)
 gpu_name=$([ -n "$first" ] && NO_COLOR=1 "$tklab" report "$first" 2>/dev/null | sed -n 's/.*cost model \(.*\)$/\1/p' | head -1)
 echo "tklab timing fidelity report — $(date -u +%Y-%m-%d) — GPU: ${gpu_name:-unknown} (traces from scripts/gpu/fidelity_timing.sh)"
 echo "Simulator: $(git rev-parse --short HEAD 2>/dev/null) on $(nproc) cores of $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1);" \
-     "cost model sim/arch/$arch.json. Each launch: scripts/fidelity/timing_cases.txt, seed 1."
+     "cost model sim/arch/$arch.json${SIM_ARGS:+, tklab run $SIM_ARGS}. Each launch: scripts/fidelity/timing_cases.txt, seed 1."
 echo
 i=0
 while read -r name variant one many; do
@@ -37,7 +38,7 @@ while read -r name variant one many; do
     echo "timing: [$i/$cases] $name $variant $tag ($size) in the simulator" >&2
     sim_trace="$work/${name}__${variant}__${tag}.cbor"
     # Bug finders off and no check: they change no simulated cycle, only the time it takes here.
-    if ! NO_COLOR=1 "$tklab" run "$name" --variant "$variant" --size "$size" --no-check --checks none --timeline-blocks none --arch "$arch" \
+    if ! NO_COLOR=1 "$tklab" run "$name" --variant "$variant" --size "$size" --no-check --checks none --timeline-blocks none --arch "$arch" ${SIM_ARGS:-} \
          --trace "$sim_trace" >/dev/null 2>"$work/err"; then
       echo "$name $variant $tag: the simulator run failed:"; tail -3 "$work/err"; continue
     fi

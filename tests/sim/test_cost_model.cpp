@@ -87,23 +87,12 @@ struct one_sm {
     ~one_sm() { tklab::sim::options().sms = saved; }
 };
 
-// For one test's scope, the H100's cost model with the L1 model on (the
-// shipped models keep it off: sim/README.md, "L1"), from a file.
+// For one test's scope, the L1 model on (the shipped models keep it off:
+// sim/README.md, "L1"), as `tklab run --l1` turns it on.
 struct with_l1 {
-    std::string saved = tklab::sim::options().arch;
-    std::filesystem::path file = std::filesystem::temp_directory_path() / "tklab_test_h100_l1.json";
-    with_l1() {
-        nlohmann::json arch = read_json(project_root() / "sim/arch/h100.json");
-        arch["l1_modelled"] = true;
-        std::ofstream(file) << arch.dump();
-        tklab::sim::options().arch = file.string();
-    }
-    ~with_l1() {
-        tklab::sim::options().arch = saved;
-        std::error_code ec;
-        std::filesystem::remove(file, ec);
-    }
-    tklab::sim::CostModel model() const { return tklab::sim::CostModel::load(file.string()); }
+    int saved = tklab::sim::options().l1;
+    with_l1() { tklab::sim::options().l1 = 1; }
+    ~with_l1() { tklab::sim::options().l1 = saved; }
 };
 
 } // namespace
@@ -304,7 +293,6 @@ TEST_CASE("cost model: the instructions around tile ops are the probes' SASS cou
 TEST_CASE("memory model: L1 serves a vector every warp of an SM reads; L2 sends it once, unless the loads do not allocate", "[sim][cost_model]") {
     const one_sm sm;
     const with_l1 l1;
-    REQUIRE(l1.model().l1_modelled);
     std::mt19937 rng(11);
     for (int trial = 0; trial < 3; ++trial) {
         const unsigned blocks = 1 + rng() % 4, warps = blocks * 4;
@@ -333,7 +321,7 @@ TEST_CASE("memory model: L1 serves a vector every warp of an SM reads; L2 sends 
 
 TEST_CASE("memory model: the load/store unit takes a line a cycle, and an L1 hit arrives its latency after", "[sim][cost_model]") {
     const with_l1 l1;
-    const tklab::sim::CostModel m = l1.model();
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     std::vector<uint32_t> host(512);
     std::mt19937 rng(3);
     for (uint32_t& x : host) x = rng();
