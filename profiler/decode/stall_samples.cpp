@@ -87,13 +87,25 @@ std::string sim_stall_for(const std::string& gpu_reason) {
     return "";
 }
 
+bool has_barrier_samples(const RawPcSample& s) {
+    for (const auto& [name, n] : s.reasons)
+        if (n > 0 && parse_stall_reason(name).name == "barrier") return true;
+    return false;
+}
+
 std::vector<KernelStallSamples> aggregate_stall_samples(const std::vector<RawPcSample>& samples,
                                                         const LineTable& lines, const SamplingTotals& totals) {
     std::map<std::string, Kernel> by_function;  // mangled name -> sums
     for (const RawPcSample& s : samples) {
         Kernel& k = by_function[s.function];
         const auto at = lines.find(PcKey{s.cubin_crc, s.function, s.pc_offset});
-        const SourceLine where = at != lines.end() ? at->second : SourceLine{};
+        const SourceLine own = at != lines.end() ? at->second : SourceLine{};
+        // A warp waiting at a barrier has issued its BAR: its PC is the next
+        // instruction's, often on another line (the code after
+        // __syncthreads()). The wait is the BAR's, 16 bytes before, where the
+        // simulator puts it too.
+        const auto bar = s.pc_offset >= kSassInstructionBytes
+                             ? lines.find(PcKey{s.cubin_crc, s.function, s.pc_offset - kSassInstructionBytes}) : lines.end();
         k.pcs.insert({s.cubin_crc, s.pc_offset});
         for (const auto& [name, n] : s.reasons) {
             if (name.empty())
@@ -101,6 +113,7 @@ std::vector<KernelStallSamples> aggregate_stall_samples(const std::vector<RawPcS
                                             ": a stall reason without a name (CUPTI's reason table was not read)");
             if (n == 0) continue;
             const StallReason r = parse_stall_reason(name);
+            const SourceLine& where = r.name == "barrier" && bar != lines.end() ? bar->second : own;
             (r.not_issued ? k.not_issued : k.all)[{where.file, where.line, r.name}] += n;
             if (!r.not_issued) {
                 const bool inlined = !where.inner_file.empty();

@@ -49,6 +49,11 @@ struct PcKey {
     auto operator<=>(const PcKey&) const = default;
 };
 using LineTable = std::map<PcKey, SourceLine>;
+// Hopper's SASS instructions are 16 bytes: a barrier sample's BAR is at its
+// PC less this (aggregate_stall_samples), and the line table needs that PC.
+constexpr uint64_t kSassInstructionBytes = 16;
+// Whether a sample has barrier samples (its BAR's PC needs a line too).
+bool has_barrier_samples(const RawPcSample& s);
 
 // A CUPTI reason name, split: "smsp__pcsamp_warps_issue_stalled_mio_throttle_not_issued"
 // -> {"mio_throttle", not_issued}. A name without a known prefix is kept whole.
@@ -87,8 +92,10 @@ struct SamplingTotals {
 // sites add up to exactly that. Continuous sampling does not say which kernel
 // lost the dropped samples: they are shared out in proportion to the kernels'
 // samples (all to the kernel when there is one). Kernels come sorted by name
-// (then mangled name). Throws std::invalid_argument for a sample whose reason
-// name is empty.
+// (then mangled name). A barrier sample counts on the line of the BAR before
+// its PC when the line table has that PC (where a warp waits at a barrier:
+// the simulator's line for it), else on its own. Throws
+// std::invalid_argument for a sample whose reason name is empty.
 std::vector<KernelStallSamples> aggregate_stall_samples(const std::vector<RawPcSample>& samples,
                                                         const LineTable& lines, const SamplingTotals& totals);
 

@@ -261,7 +261,15 @@ LineTable map_lines(const std::vector<RawPcSample>& samples, LineCoverage& cover
     std::lock_guard<std::mutex> lock(m.m);  // cubins are only added, but not while being read
     LineTable lines;
     std::map<uint64_t, InlineTable> chains;  // per cubin, read once
+    // Each sampled PC, and the BAR before a PC with barrier samples
+    // (aggregate_stall_samples counts those on the BAR's line).
+    std::vector<RawPcSample> pcs;
     for (const RawPcSample& s : samples) {
+        pcs.push_back({s.cubin_crc, s.pc_offset, s.function, {}});
+        if (has_barrier_samples(s) && s.pc_offset >= kSassInstructionBytes)
+            pcs.push_back({s.cubin_crc, s.pc_offset - kSassInstructionBytes, s.function, {}});
+    }
+    for (const RawPcSample& s : pcs) {
         PcKey key{s.cubin_crc, s.function, s.pc_offset};
         if (lines.count(key)) continue;
         const auto cubin = m.cubins.find(s.cubin_crc);

@@ -178,6 +178,40 @@ TEST_CASE("stall samples: recorded PC samples summed per kernel, line and reason
     CHECK(sum_of(no_lines[1].stalls.sites) == chase.stalls.samples);
 }
 
+TEST_CASE("stall samples: a barrier sample counts on the line of the BAR before its PC", "[profiler][stalls]") {
+    // The instruction after a BAR (0x100, line 20: the code after __syncthreads()
+    // on line 19) holds the warps waiting at the barrier, and others.
+    const std::string src = "kernels/reduce.cu";
+    const std::vector<RawPcSample> samples = {
+        {kCubinB, 0x110, kReduce, {{P + "barrier", 70}, {P + "barrier_not_issued", 65}, {P + "short_scoreboard", 9}}},
+        {kCubinB, 0x100, kReduce, {{P + "selected", 4}}},
+        // A barrier sample whose previous PC the line table lacks stays on its own line.
+        {kCubinB, 0x300, kReduce, {{P + "barrier", 5}}},
+        // At offset 0 there is no instruction before.
+        {kCubinB, 0x000, kReduce, {{P + "barrier", 2}}},
+    };
+    const LineTable lines = {
+        {PcKey{kCubinB, kReduce, 0x100}, {src, 19}},
+        {PcKey{kCubinB, kReduce, 0x110}, {src, 20}},
+        {PcKey{kCubinB, kReduce, 0x300}, {src, 30}},
+        {PcKey{kCubinB, kReduce, 0x000}, {src, 1}},
+    };
+    const auto kernels = tklab::profiler::aggregate_stall_samples(samples, lines, {4096, 0});
+    REQUIRE(kernels.size() == 1);
+    const std::vector<GpuStallSite> want = {
+        {src, 1, "barrier", 2},
+        {src, 19, "barrier", 70},
+        {src, 19, "selected", 4},
+        {src, 20, "short_scoreboard", 9},
+        {src, 30, "barrier", 5},
+    };
+    CHECK(kernels[0].stalls.sites == want);
+    CHECK(kernels[0].not_issued == std::vector<GpuStallSite>{{src, 19, "barrier", 65}});
+    CHECK(sum_of(kernels[0].stalls.sites) == kernels[0].stalls.samples);
+    CHECK(tklab::profiler::has_barrier_samples(samples[0]));
+    CHECK_FALSE(tklab::profiler::has_barrier_samples(samples[1]));
+}
+
 TEST_CASE("stall samples: dropped samples are shared out in proportion, adding up", "[profiler][stalls]") {
     const auto samples = recorded_samples();  // pcs::pointer_chase 1400 samples, block_reduce 100
     auto dropped_of = [&](uint64_t dropped) {
