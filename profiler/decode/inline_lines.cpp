@@ -100,6 +100,40 @@ InlineTable parse_nvdisasm_lines(std::istream& in) {
     return table;
 }
 
+std::map<std::string, std::set<uint64_t>> parse_nvdisasm_barriers(std::istream& in) {
+    std::map<std::string, std::set<uint64_t>> out;
+    std::set<uint64_t>* function = nullptr;
+    std::string raw;
+    while (std::getline(in, raw)) {
+        const std::string_view line = trim(raw);
+        if (starts_with(line, ".text.") && line.back() == ':' && line.find(',') == std::string_view::npos) {
+            function = &out[std::string(line.substr(6, line.size() - 7))];
+            continue;
+        }
+        if (!function || !starts_with(line, "/*")) continue;
+        const size_t end = line.find("*/");
+        if (end == std::string_view::npos || end <= 2) continue;
+        uint64_t off = 0;
+        bool hex = true;
+        for (size_t i = 2; i < end && hex; ++i) {
+            const char c = line[i];
+            if (c >= '0' && c <= '9') off = off * 16 + uint64_t(c - '0');
+            else if (c >= 'a' && c <= 'f') off = off * 16 + uint64_t(c - 'a' + 10);
+            else if (c >= 'A' && c <= 'F') off = off * 16 + uint64_t(c - 'A' + 10);
+            else hex = false;
+        }
+        if (!hex) continue;
+        std::string_view text = trim(line.substr(end + 2));
+        if (starts_with(text, "@")) {  // a predicate: "@P0 " or "@!P1 "
+            const size_t sp = text.find(' ');
+            if (sp == std::string_view::npos) continue;
+            text = trim(text.substr(sp));
+        }
+        if (starts_with(text, "BAR.SYNC") || starts_with(text, "BAR.RED")) function->insert(off);
+    }
+    return out;
+}
+
 SourceLine kernel_line_of(const std::vector<SourceLine>& chain, const std::string& root) {
     if (chain.empty()) return {};
     const SourceLine* pick = &chain.back();  // the outermost, when every frame is library code

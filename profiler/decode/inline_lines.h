@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <istream>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 #include "profiler/decode/stall_samples.h"
@@ -22,6 +23,10 @@ using InlineTable = std::map<std::string, std::map<uint64_t, std::vector<SourceL
 // Reads `nvdisasm -gi -c` output. Lines it does not know are skipped; an
 // instruction before any line information has an empty chain.
 InlineTable parse_nvdisasm_lines(std::istream& in);
+
+// The same output's CTA barriers that wait (BAR.SYNC, BAR.RED, predicated or
+// not): per function (mangled), their offsets.
+std::map<std::string, std::set<uint64_t>> parse_nvdisasm_barriers(std::istream& in);
 
 // The kernel line of a chain: its innermost frame outside the tile library
 // (`<root>/tk/`) and outside system and CUDA headers (a path with an

@@ -104,8 +104,9 @@ std::vector<KernelStallSamples> aggregate_stall_samples(const std::vector<RawPcS
         // instruction's, often on another line (the code after
         // __syncthreads()). The wait is the BAR's, 16 bytes before, where the
         // simulator puts it too.
-        const auto bar = s.pc_offset >= kSassInstructionBytes
-                             ? lines.find(PcKey{s.cubin_crc, s.function, s.pc_offset - kSassInstructionBytes}) : lines.end();
+        auto bar = s.pc_offset >= kSassInstructionBytes
+                       ? lines.find(PcKey{s.cubin_crc, s.function, s.pc_offset - kSassInstructionBytes}) : lines.end();
+        if (bar != lines.end() && !bar->second.cta_barrier) bar = lines.end();
         k.pcs.insert({s.cubin_crc, s.pc_offset});
         for (const auto& [name, n] : s.reasons) {
             if (name.empty())

@@ -38,6 +38,9 @@ struct SourceLine {
     // called inlined tile-library code (inline_lines.h); "" and 0 otherwise.
     std::string inner_file;
     uint32_t inner_line = 0;
+    // The instruction is a CTA barrier that waits (BAR.SYNC, BAR.RED): a
+    // warp waiting there has its PC on the next instruction.
+    bool cta_barrier = false;
     bool operator==(const SourceLine&) const = default;
 };
 
@@ -50,7 +53,8 @@ struct PcKey {
 };
 using LineTable = std::map<PcKey, SourceLine>;
 // Hopper's SASS instructions are 16 bytes: a barrier sample's BAR is at its
-// PC less this (aggregate_stall_samples), and the line table needs that PC.
+// PC less this (aggregate_stall_samples), and the line table needs that PC,
+// marked cta_barrier.
 constexpr uint64_t kSassInstructionBytes = 16;
 // Whether a sample has barrier samples (its BAR's PC needs a line too).
 bool has_barrier_samples(const RawPcSample& s);
@@ -93,8 +97,9 @@ struct SamplingTotals {
 // lost the dropped samples: they are shared out in proportion to the kernels'
 // samples (all to the kernel when there is one). Kernels come sorted by name
 // (then mangled name). A barrier sample counts on the line of the BAR before
-// its PC when the line table has that PC (where a warp waits at a barrier:
-// the simulator's line for it), else on its own. Throws
+// its PC when the line table has that PC marked cta_barrier (where a warp
+// waits at a barrier: the simulator's line for it), else on its own (a
+// warpgroup's wait, wgmma's, stalls on its own PC). Throws
 // std::invalid_argument for a sample whose reason name is empty.
 std::vector<KernelStallSamples> aggregate_stall_samples(const std::vector<RawPcSample>& samples,
                                                         const LineTable& lines, const SamplingTotals& totals);

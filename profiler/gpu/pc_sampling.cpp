@@ -224,9 +224,13 @@ std::string find_nvdisasm() {
     return "";
 }
 
-// A cubin's inlining chains from `nvdisasm -gi` (an empty table when nvdisasm
-// is missing or fails; `problem` then says why).
-InlineTable inline_table(const std::string& cubin, std::string& problem) {
+// A cubin's inlining chains from `nvdisasm -gi`, and its CTA barriers (empty
+// when nvdisasm is missing or fails; `problem` then says why).
+struct CubinLines {
+    InlineTable chains;
+    std::map<std::string, std::set<uint64_t>> barriers;
+};
+CubinLines inline_table(const std::string& cubin, std::string& problem) {
     static const std::string nvdisasm = find_nvdisasm();
     if (nvdisasm.empty()) {
         problem = "nvdisasm (CUDA toolkit) not found, so stall lines are each instruction's own line (often inside tk/), "
@@ -238,7 +242,7 @@ InlineTable inline_table(const std::string& cubin, std::string& problem) {
     if (fd < 0) { problem = "could not write a cubin for nvdisasm"; return {}; }
     const bool written = ::write(fd, cubin.data(), cubin.size()) == ssize_t(cubin.size());
     ::close(fd);
-    InlineTable table;
+    CubinLines table;
     if (written) {
         const std::string cmd = "'" + nvdisasm + "' -gi -c '" + path + "' 2>/dev/null";
         if (std::FILE* p = ::popen(cmd.c_str(), "r")) {
@@ -246,9 +250,10 @@ InlineTable inline_table(const std::string& cubin, std::string& problem) {
             char buf[65536];
             for (size_t n; (n = std::fread(buf, 1, sizeof buf, p)) > 0;) text.append(buf, n);
             const int rc = ::pclose(p);
-            std::istringstream in(text);
-            table = parse_nvdisasm_lines(in);
-            if (rc != 0 || table.empty()) problem = "nvdisasm could not read a cubin's line table (exit " + std::to_string(rc) + ")";
+            std::istringstream in(text), again(text);
+            table.chains = parse_nvdisasm_lines(in);
+            table.barriers = parse_nvdisasm_barriers(again);
+            if (rc != 0 || table.chains.empty()) problem = "nvdisasm could not read a cubin's line table (exit " + std::to_string(rc) + ")";
         }
     }
     ::unlink(path);
@@ -260,7 +265,7 @@ LineTable map_lines(const std::vector<RawPcSample>& samples, LineCoverage& cover
     Modules& m = modules();
     std::lock_guard<std::mutex> lock(m.m);  // cubins are only added, but not while being read
     LineTable lines;
-    std::map<uint64_t, InlineTable> chains;  // per cubin, read once
+    std::map<uint64_t, CubinLines> chains;  // per cubin, read once
     // Each sampled PC, and the BAR before a PC with barrier samples
     // (aggregate_stall_samples counts those on the BAR's line).
     std::vector<RawPcSample> pcs;
@@ -285,9 +290,12 @@ LineTable map_lines(const std::vector<RawPcSample>& samples, LineCoverage& cover
             if (!problem.empty() && std::find(m.problems.begin(), m.problems.end(), problem) == m.problems.end())
                 m.problems.push_back(problem);
         }
-        if (const auto f = table->second.find(s.function); f != table->second.end())
+        if (const auto f = table->second.chains.find(s.function); f != table->second.chains.end())
             if (const auto at = f->second.find(s.pc_offset); at != f->second.end() && !at->second.empty()) {
-                lines.emplace(std::move(key), kernel_line_of(at->second, kProjectRoot));
+                SourceLine where = kernel_line_of(at->second, kProjectRoot);
+                const auto bars = table->second.barriers.find(s.function);
+                where.cta_barrier = bars != table->second.barriers.end() && bars->second.count(s.pc_offset) > 0;
+                lines.emplace(std::move(key), std::move(where));
                 coverage.with_lines.insert(s.function);
                 continue;
             }

@@ -11,6 +11,7 @@
 
 #include <filesystem>
 #include <sstream>
+#include <set>
 #include <unistd.h>
 
 namespace {
@@ -65,6 +66,26 @@ TEST_CASE("inline lines: nvdisasm's chains are read per function and instruction
     CHECK(f.at(0x1a0).front() == SourceLine{"/src/proj/tk/arch/mma.h", 19});
     CHECK(f.at(0x1d0).back() == SourceLine{"/src/proj/kernels/k.cu", 11});  // after a label
     CHECK(f.size() == 7);
+}
+
+TEST_CASE("inline lines: the CTA barriers that wait are found per function, predicated or not", "[profiler][stalls]") {
+    const std::string listing = R"listing(.text._Z4kernPf:
+        /*0000*/                   LDC R1, c[0x0][0x28] ;
+        /*0010*/                   BAR.SYNC.DEFER_BLOCKING 0x0 ;
+        /*0020*/                   WARPGROUP.DEPBAR.LE gsb0, 0x0 ;
+        /*0030*/              @!P0 BAR.SYNC 0x1, 0x80 ;
+        /*0040*/                   BAR.ARV 0x2, 0x80 ;
+.text._Z5otherv:
+        /*0000*/                   BAR.RED.POPC.DEFER_BLOCKING 0x0, P0 ;
+        /*0010*/                   EXIT ;
+)listing";
+    std::istringstream in(listing);
+    const auto bars = tklab::profiler::parse_nvdisasm_barriers(in);
+    // BAR.ARV arrives without waiting; a warpgroup's dependency barrier is no CTA barrier.
+    CHECK(bars.at("_Z4kernPf") == std::set<uint64_t>{0x10, 0x30});
+    CHECK(bars.at("_Z5otherv") == std::set<uint64_t>{0x0});
+    std::istringstream none(kListing);
+    CHECK(tklab::profiler::parse_nvdisasm_barriers(none).at("_Z4kernPf").empty());
 }
 
 TEST_CASE("inline lines: the kernel line is the call into the tile library, relative to the project", "[profiler][stalls]") {

@@ -185,16 +185,24 @@ TEST_CASE("stall samples: a barrier sample counts on the line of the BAR before 
     const std::vector<RawPcSample> samples = {
         {kCubinB, 0x110, kReduce, {{P + "barrier", 70}, {P + "barrier_not_issued", 65}, {P + "short_scoreboard", 9}}},
         {kCubinB, 0x100, kReduce, {{P + "selected", 4}}},
-        // A barrier sample whose previous PC the line table lacks stays on its own line.
+        // A barrier sample whose previous PC the line table lacks, or has as
+        // something other than a CTA barrier (0x300 after 0x2f0), stays on its own line.
         {kCubinB, 0x300, kReduce, {{P + "barrier", 5}}},
+        {kCubinB, 0x2f0, kReduce, {{P + "selected", 1}}},
         // At offset 0 there is no instruction before.
         {kCubinB, 0x000, kReduce, {{P + "barrier", 2}}},
+        {kCubinB, 0x310, kReduce, {{P + "barrier", 3}}},
     };
+    SourceLine bar{src, 19};
+    bar.cta_barrier = true;
     const LineTable lines = {
-        {PcKey{kCubinB, kReduce, 0x100}, {src, 19}},
+        {PcKey{kCubinB, kReduce, 0x100}, bar},
         {PcKey{kCubinB, kReduce, 0x110}, {src, 20}},
         {PcKey{kCubinB, kReduce, 0x300}, {src, 30}},
         {PcKey{kCubinB, kReduce, 0x000}, {src, 1}},
+        // A warpgroup's wait (no CTA barrier) before 0x310: its barrier samples stay.
+        {PcKey{kCubinB, kReduce, 0x2f0}, {src, 29}},
+        {PcKey{kCubinB, kReduce, 0x310}, {src, 31}},
     };
     const auto kernels = tklab::profiler::aggregate_stall_samples(samples, lines, {4096, 0});
     REQUIRE(kernels.size() == 1);
@@ -203,7 +211,9 @@ TEST_CASE("stall samples: a barrier sample counts on the line of the BAR before 
         {src, 19, "barrier", 70},
         {src, 19, "selected", 4},
         {src, 20, "short_scoreboard", 9},
+        {src, 29, "selected", 1},
         {src, 30, "barrier", 5},
+        {src, 31, "barrier", 3},
     };
     CHECK(kernels[0].stalls.sites == want);
     CHECK(kernels[0].not_issued == std::vector<GpuStallSite>{{src, 19, "barrier", 65}});
