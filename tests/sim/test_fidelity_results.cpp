@@ -1,0 +1,54 @@
+// The committed timing fidelity reports on the H200 (scripts/fidelity/timing.sh,
+// without and with the L1 model) against what sim/README.md says of them.
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include "support/registers_table.h"
+
+using registers_table::kRoot;
+using registers_table::lines_of;
+using registers_table::one_line;
+using registers_table::words;
+
+namespace {
+
+// A launch's kernel-time error in a report's summary ("  one   layernorm  default  ...  +8%  hot lines ...").
+std::string error_of(const std::string& report, const std::string& tag, const std::string& program, const std::string& variant) {
+    for (const std::string& line : lines_of(kRoot / "results" / report)) {
+        const std::vector<std::string> w = words(line);
+        if (w.size() > 7 && w[0] == tag && w[1] == program && w[2] == variant && w[4] == "us") return w[7];
+    }
+    FAIL("results/" << report << " has no summary row for " << tag << " " << program << " " << variant);
+    return {};
+}
+
+// The summary's mean error ("Kernel time: mean absolute error 13% over ...").
+std::string mean_of(const std::string& report) {
+    for (const std::string& line : lines_of(kRoot / "results" / report)) {
+        const std::vector<std::string> w = words(line);
+        if (w.size() > 5 && w[0] == "Kernel" && w[3] == "absolute") return w[5];
+    }
+    FAIL("results/" << report << " has no summary line");
+    return {};
+}
+
+} // namespace
+
+TEST_CASE("fidelity results: sim/README.md's figures for the L1 model are the H200 reports'", "[sim][results]") {
+    const std::string off = "fidelity_timing_h200.txt", on = "fidelity_timing_h200_l1.txt";
+    const std::string readme = one_line(kRoot / "sim" / "README.md");
+    auto both = [&](const std::string& program, const std::string& variant) {
+        return "from " + error_of(off, "one", program, variant) + " to " + error_of(on, "one", program, variant);
+    };
+    CHECK_THAT(readme, Catch::Contains("layernorm at one wave " + both("layernorm", "default")));
+    CHECK_THAT(readme, Catch::Contains("lesson 1 " + both("lesson01", "solution")));
+    auto tiles = [&](const std::string& report) {
+        std::string s;
+        for (const char* v : {"tile16", "tile32", "tile64"}) s += (s.empty() ? "" : "/") + error_of(report, "one", "lesson06", v);
+        return s;
+    };
+    CHECK_THAT(readme, Catch::Contains("lesson 6's tiles at one wave from " + tiles(off) + " to " + tiles(on) + " (16x16, 32x32, 64x64)"));
+    CHECK_THAT(readme, Catch::Contains("the mean error is " + mean_of(off) + " without it and " + mean_of(on) + " with it"));
+}
