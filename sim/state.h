@@ -250,10 +250,7 @@ struct BlockResult {
     std::atomic<bool> finished{false};  // ran to its end or failed; ready to hand on in order
 };
 
-// What the blocks resident on one SM share (sim/README.md, "The SM"): its
-// shared-memory pipe, the tensor pipe of each sub-partition, and the bulk
-// copy engine. Blocks simulated together hold one of these.
-// An SM's L1 (sim/README.md, "Global memory"): 128-byte lines in sets of
+// An SM's L1 (sim/README.md, "L1"): 128-byte lines in sets of
 // kWays, the least recently used out; each sector holds the cycle its data
 // arrives, so a load of a sector still on its way waits for it. Without
 // configure() it holds nothing and every load misses.
@@ -294,6 +291,10 @@ struct L1Cache {
     }
 };
 
+// What the blocks resident on one SM share (sim/README.md, "The SM"): its
+// shared-memory pipe, the tensor pipe of each sub-partition, the bulk
+// copy engine, the load/store unit and L1. Blocks simulated together hold
+// one of these.
 struct SmPipes {
     uint64_t smem_free = 0;         // the shared-memory pipe's next free cycle
     uint64_t tensor_free[4] = {};   // each sub-partition's tensor pipe
