@@ -267,9 +267,10 @@ __global__ void __launch_bounds__(1024, 1) stream_copy(const uint4* src, uint4* 
     for (; k < total; k += stride) __stcg(dst + (k & mask), __ldcg(src + (k & mask)));
 }
 
-// One ld.global.ca.u32 the compiler must issue: with __ldca it merged the
-// loads of one address in consecutive iterations and ran half of them, which
-// made the unit look twice as fast (Nsight Compute counted the instructions).
+// One ld.global.ca.u32 the compiler must issue (asm volatile: __ldca's loads
+// of one address in consecutive iterations could be merged). The SASS has
+// the 8 LDGs an iteration; Nsight Compute still counts half of them
+// (sim/arch/README.md, "Store bandwidth and the load/store unit").
 __device__ __forceinline__ uint32_t ld_ca(const uint32_t* p) {
     uint32_t v;
     asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p));
