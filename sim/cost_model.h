@@ -43,7 +43,7 @@ struct CostModel {
     double l2_write_bytes_per_cycle_per_sm = 1, dram_write_bytes_per_cycle_per_sm = 1;
     double l2_write_bytes_per_cycle_one_sm = 1;  // one SM alone: its own write limit
     int sector_bytes = 32;  // global accesses move whole sectors
-    // L1 (sim/README.md, "Global memory"): an ld.global whose sectors an SM's
+    // L1 (sim/README.md, "L1"): an ld.global whose sectors an SM's
     // L1 holds is served there, global_l1_latency after its turn in the SM's
     // load/store unit, which takes each ld.global for the larger of
     // lsu_cycles_per_instruction and lsu_cycles_per_line per 128-byte line.

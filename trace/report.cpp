@@ -586,7 +586,7 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
     row("warp instructions", num(s.warp_instructions) +
                                  (s.overhead_instructions ? " (+ about " + num(s.overhead_instructions) + " of address arithmetic, as time)"
                                                           : std::string()));
-    // The L1 model (sim/README.md, "Global memory"): loads it served never reached L2.
+    // The L1 model (sim/README.md, "L1"): loads it served never reached L2.
     if (s.l1_hit_bytes > 0)
         row("L1 hits", megabytes(s.l1_hit_bytes) + " of the loads' sectors came from L1; " + megabytes(s.global_bytes) +
                            " went to L2");

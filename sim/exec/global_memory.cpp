@@ -68,9 +68,10 @@ void Executor::global_access(Op op) {
 }
 
 // An ld.global through the SM's load/store unit and L1 (sim/README.md,
-// "L1", when the cost model has it on): its sectors L1 holds arrive an L1 latency after the
-// unit is done with the instruction (or when a sector on its way lands);
-// the others come from L2 (load_arrives) and, unless no_allocate, stay in L1.
+// "L1", when the cost model has it on): its sectors L1 holds arrive an L1
+// latency after the unit is done with the instruction (or when a sector on
+// its way lands); the others come from L2 (load_arrives) and, unless
+// no_allocate, stay in L1.
 uint64_t Executor::load_through_l1(uint64_t issued, uint32_t bytes_per_lane, int latency, bool from_dram, bool no_allocate) {
     uint64_t sectors[64];
     const int n = global_sectors(bytes_per_lane, sectors);
