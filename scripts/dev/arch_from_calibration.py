@@ -62,9 +62,9 @@ STORE_FIELDS = {
     "memory.dram_write_bytes_per_cycle_per_sm": ("global.write_bytes_per_cycle_per_sm_2048MiB", lambda v: round(v, 2),
                                                  "every SM writing 2 GiB once: DRAM's write bandwidth over the SMs"),
 }
-# The load/store unit's rate (run_stores too). Runs before the benchmark
-# issued every load (lsu.ld_global_*: the compiler merged half of them) lack
-# these: the model keeps its values, listed as estimated.
+# The load/store unit's rate (run_stores too). Runs from before the probe's
+# loads were asm volatile name it lsu.ld_global_* and lack these: the model
+# keeps its values, listed as estimated.
 LSU_FIELDS = {
     "lsu.cycles_per_instruction": ("lsu.ld_ca_cycles_per_instruction_1line", lambda v: round(v, 3),
                                    "an SM's load/store unit per ld.global of one 128-byte line (L1 hits)"),
