@@ -46,6 +46,25 @@ bool in_library(const std::string& file, const std::string& root) {
 
 } // namespace
 
+namespace {
+// An instruction's line, "/*0040*/ TEXT ...": its offset and its text.
+bool instruction_at(std::string_view line, uint64_t& off, std::string_view& text) {
+    if (!starts_with(line, "/*")) return false;
+    const size_t end = line.find("*/");
+    if (end == std::string_view::npos || end <= 2) return false;
+    off = 0;
+    for (size_t i = 2; i < end; ++i) {
+        const char c = line[i];
+        if (c >= '0' && c <= '9') off = off * 16 + uint64_t(c - '0');
+        else if (c >= 'a' && c <= 'f') off = off * 16 + uint64_t(c - 'a' + 10);
+        else if (c >= 'A' && c <= 'F') off = off * 16 + uint64_t(c - 'A' + 10);
+        else return false;
+    }
+    text = trim(line.substr(end + 2));
+    return true;
+}
+} // namespace
+
 InlineTable parse_nvdisasm_lines(std::istream& in) {
     InlineTable table;
     std::map<uint64_t, std::vector<SourceLine>>* function = nullptr;
@@ -81,21 +100,9 @@ InlineTable parse_nvdisasm_lines(std::istream& in) {
             }
             continue;
         }
-        // An instruction: "/*0040*/ ...".
-        if (function && starts_with(line, "/*") && line.size() > 4) {
-            const size_t end = line.find("*/");
-            if (end == std::string_view::npos) continue;
-            uint64_t off = 0;
-            bool hex = end > 2;
-            for (size_t i = 2; i < end && hex; ++i) {
-                const char c = line[i];
-                if (c >= '0' && c <= '9') off = off * 16 + uint64_t(c - '0');
-                else if (c >= 'a' && c <= 'f') off = off * 16 + uint64_t(c - 'a' + 10);
-                else if (c >= 'A' && c <= 'F') off = off * 16 + uint64_t(c - 'A' + 10);
-                else hex = false;
-            }
-            if (hex) (*function)[off] = chain;
-        }
+        uint64_t off = 0;
+        std::string_view text;
+        if (function && instruction_at(line, off, text)) (*function)[off] = chain;
     }
     return table;
 }
@@ -110,20 +117,9 @@ std::map<std::string, std::set<uint64_t>> parse_nvdisasm_barriers(std::istream& 
             function = &out[std::string(line.substr(6, line.size() - 7))];
             continue;
         }
-        if (!function || !starts_with(line, "/*")) continue;
-        const size_t end = line.find("*/");
-        if (end == std::string_view::npos || end <= 2) continue;
         uint64_t off = 0;
-        bool hex = true;
-        for (size_t i = 2; i < end && hex; ++i) {
-            const char c = line[i];
-            if (c >= '0' && c <= '9') off = off * 16 + uint64_t(c - '0');
-            else if (c >= 'a' && c <= 'f') off = off * 16 + uint64_t(c - 'a' + 10);
-            else if (c >= 'A' && c <= 'F') off = off * 16 + uint64_t(c - 'A' + 10);
-            else hex = false;
-        }
-        if (!hex) continue;
-        std::string_view text = trim(line.substr(end + 2));
+        std::string_view text;
+        if (!function || !instruction_at(line, off, text)) continue;
         if (starts_with(text, "@")) {  // a predicate: "@P0 " or "@!P1 "
             const size_t sp = text.find(' ');
             if (sp == std::string_view::npos) continue;
