@@ -49,6 +49,7 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.name = j.value("name", name_or_path);
     m.source_json = j.dump();
     m.clock_mhz = get_int(j, "clock_mhz");
+    m.tensor_clock_mhz = j.contains("tensor_clock_mhz") ? get_rate(j, "tensor_clock_mhz") : m.clock_mhz;
     m.sms = get_int(j, "sms");
     m.max_threads_per_sm = get_int(j, "max_threads_per_sm");
     m.max_blocks_per_sm = get_int(j, "max_blocks_per_sm");

@@ -12,6 +12,10 @@ struct CostModel {
     std::string name;
     std::string source_json;  // the data file as loaded (traces carry it)
     double clock_mhz = 0;
+    // The SM clock of a launch that issues tensor instructions (mma.sync,
+    // wgmma): measured lower than clock_mhz on Hopper, whatever the tensor
+    // pipe's share of the time (sim/arch/README.md). 0 in a model without it: clock_mhz.
+    double tensor_clock_mhz = 0;
     int sms = 0, max_threads_per_sm = 0, max_blocks_per_sm = 0, registers_per_sm = 0;
     int max_registers_per_thread = 0, shared_bytes_per_sm = 0, base_registers_per_thread = 0;
     // Registers the compiler keeps per global-memory instruction of a loop

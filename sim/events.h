@@ -128,6 +128,7 @@ struct Stats {
     uint64_t dram_bytes = 0;             // of it, from or to DRAM (the memory model)
     uint64_t l2_cycles = 0, dram_cycles = 0;  // that traffic over the bandwidth of the SMs with blocks
     uint64_t launch_overhead_cycles = 0;
+    double clock_mhz = 0;                // the SM clock it runs at: the cost model's tensor clock when it issued mma.sync or wgmma
     const char* time_limit = "";         // which bound est_kernel_cycles is: "blocks", "L2 bandwidth", "DRAM bandwidth"
     int blocks_per_sm = 0;
     int peak_regs = 0;                   // live registers per thread at the peak

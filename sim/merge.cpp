@@ -172,13 +172,20 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     const uint64_t writes = std::min(st.global_write_bytes, st.global_bytes), dram_writes = std::min(writes, st.dram_bytes);
     st.l2_cycles = uint64_t(std::ceil(double(st.global_bytes - writes) / l2_rate + double(writes) / l2_write_rate));
     st.dram_cycles = uint64_t(std::ceil(double(st.dram_bytes - dram_writes) / dram_rate + double(dram_writes) / dram_write_rate));
+    // Hopper runs a launch that uses the tensor cores at a lower clock, even
+    // when they are a small part of its time (sim/arch/README.md, "The
+    // clock"): its cycles are converted to time at that clock.
+    const bool tensor = st.by_op[size_t(Op::mma)] + st.by_op[size_t(Op::wgmma)] > 0;
+    st.clock_mhz = tensor ? cost.tensor_clock_mhz : cost.clock_mhz;
+    const double overhead_scale = st.clock_mhz / cost.clock_mhz;
     // The launch overhead: an empty one-block kernel's time, and each block
     // more of the first wave dispatched (those of later waves start as slots
     // free, while others run). A launch none of whose blocks finished has no
-    // time to add it to.
+    // time to add it to. It was timed (CUPTI) and converted at clock_mhz: the
+    // same time is fewer of a slower clock's cycles.
     const uint64_t first_wave = std::min<uint64_t>(nblocks, uint64_t(std::max(st.blocks_per_sm, 1)) * uint64_t(cost.sms));
-    st.launch_overhead_cycles = st.blocks_run ? uint64_t(std::max(0, cost.launch_overhead_cycles)) +
-                                                    uint64_t(std::llround(cost.launch_dispatch_cycles_per_block * double(first_wave - 1)))
+    st.launch_overhead_cycles = st.blocks_run ? uint64_t(std::llround(overhead_scale * (std::max(0, cost.launch_overhead_cycles) +
+                                                                                       cost.launch_dispatch_cycles_per_block * double(first_wave - 1))))
                                               : 0;
     st.time_limit = "blocks";
     uint64_t bound = st.wave_cycles;

@@ -302,6 +302,7 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.l2_cycles = st.l2_cycles;
     s.dram_cycles = st.dram_cycles;
     s.launch_overhead_cycles = st.launch_overhead_cycles;
+    s.clock_mhz = st.clock_mhz;
     s.time_limit = st.time_limit;
     s.allowed_uninit_reads = st.allowed_uninit_reads;
     s.allowed_uninit_loc = trace_loc(st.allowed_uninit_loc);

@@ -583,6 +583,10 @@ private:
             if (r.contains(k)) *v = u(k);
         if (r.contains("blocks_together"))
             s.blocks_together = int(as_int(field(r, p, "blocks_together"), p + ".blocks_together", 0, 1 << 20));
+        if (r.contains("clock_mhz")) {
+            s.clock_mhz = as_number(field(r, p, "clock_mhz"), p + ".clock_mhz");
+            if (!(s.clock_mhz >= 0)) bad(p + ".clock_mhz", "expected a clock in MHz, 0 or more");
+        }
         if (r.contains("time_limit")) s.time_limit = as_string(field(r, p, "time_limit"), p + ".time_limit");
         if (r.contains("allowed_uninit_reads")) s.allowed_uninit_reads = u("allowed_uninit_reads");
         if (r.contains("allowed_uninit_loc"))

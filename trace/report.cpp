@@ -550,10 +550,10 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
     auto row = [&](const std::string& label, const std::string& value) { w.line("  " + pad(label, 20) + value); };
     const std::string blank(22, ' ');
 
-    const auto mhz = arch_number(t, "clock_mhz");
-    const std::string time = mhz && *mhz > 0 ? fixed(double(s.est_kernel_cycles) / *mhz, 2) + " us" : "? us";
-    row("estimated time", time + " = " + num(s.est_kernel_cycles) + " cycles at " +
-                              (mhz ? fixed(*mhz, 0) : std::string("?")) + " MHz");
+    const double mhz = clock_mhz(t, &s);
+    const std::string time = mhz > 0 ? fixed(double(s.est_kernel_cycles) / mhz, 2) + " us" : "? us";
+    row("estimated time", time + " = " + num(s.est_kernel_cycles) + " cycles at " + (mhz > 0 ? fixed(mhz, 0) : std::string("?")) + " MHz" +
+                              (s.clock_mhz > 0 && arch_number(t, "clock_mhz") != s.clock_mhz ? " (tensor cores in use)" : ""));
     std::string waves;
     const uint64_t wave_cycles = s.time_limit.empty() ? s.est_kernel_cycles : s.wave_cycles;  // older traces: no parts
     const uint64_t blocks_cycles = wave_cycles - std::min(wave_cycles, s.store_ack_cycles);
@@ -942,8 +942,12 @@ void write_gpu_regions(LineWriter& w, const Trace& t, const Launch& l, const Rep
         return;
     }
     const double mhz = arch_number(t, "clock_mhz").value_or(0);
+    // The profiler measures the clock from the regions when they span long
+    // enough (keeping the device's peak as peak_clock_mhz); else it is the peak,
+    // which kernels seldom run at (sim/arch/README.md, "The clock").
+    const bool measured = arch_field(t, "peak_clock_mhz") != nullptr;
     w.line("  " + count_of(s.regions, "region") + " in " + count_of(l.blocks.size(), "block") + "; cycles of the SM clock" +
-           (mhz > 0 ? " (" + fixed(mhz, 0) + " MHz)" : ""));
+           (mhz > 0 ? " (" + fixed(mhz, 0) + " MHz" + (measured ? "" : ", the device's peak: too short to measure") + ")" : ""));
     write_region_rows(w, t, s, mhz, 1, opt);
     more_rows(w, std::min(s.rows.size(), opt.top), s.rows.size(), "region", "regions");
 }
@@ -956,7 +960,7 @@ void write_sim_regions(LineWriter& w, const Trace& t, const Launch& l, const Rep
     const RegionStats s = region_stats(t, l);
     if (s.regions == 0) return;  // no markers: the report reads as it did before them
     heading(w, "Regions (tk::region markers, per warp, simulated cycles)");
-    const double mhz = arch_number(t, "clock_mhz").value_or(0);
+    const double mhz = clock_mhz(t, l.summary ? &*l.summary : nullptr);
     w.line("  " + count_of(s.regions, "region") + " in " + count_of(s.blocks, "block") + " (one per marker per warp)" +
            (mhz > 0 ? "; cycles at " + fixed(mhz, 0) + " MHz" : ""));
     write_region_rows(w, t, s, mhz, 2, opt);

@@ -21,6 +21,12 @@ RegisterEstimate register_estimate(const Trace& t, const Summary& s) {
     return e;
 }
 
+double clock_mhz(const Trace& t, const Summary* s) {
+    if (s && s->clock_mhz > 0) return s->clock_mhz;
+    auto it = t.arch.is_object() ? t.arch.find("clock_mhz") : t.arch.end();
+    return it != t.arch.end() && it->is_number() && it->get<double>() > 0 ? it->get<double>() : 0;
+}
+
 std::string Trace::where(uint32_t loc) const {
     if (loc == 0 || loc >= locations.size()) return "?";
     const Location& l = locations[loc];

@@ -114,6 +114,10 @@ struct Summary {
     uint64_t overhead_instructions = 0;         // address arithmetic around tile ops' memory instructions (charged as time)
     uint64_t l2_cycles = 0, dram_cycles = 0;    // that traffic over the bandwidth the SMs share
     uint64_t launch_overhead_cycles = 0;
+    // The SM clock the launch runs at, which converts its cycles to time
+    // (simulator: the cost model's, lower when it uses the tensor cores);
+    // 0 in older traces and GPU traces: the arch's clock_mhz.
+    double clock_mhz = 0;
     std::string time_limit;               // "blocks", "L2 bandwidth" or "DRAM bandwidth"
     // Reads of bytes nothing wrote inside tk::allow_uninitialized_reads, and
     // the first one's line (optional: 0 in older traces).
@@ -272,5 +276,10 @@ struct RegisterEstimate {
     From from = From::tiles;
 };
 RegisterEstimate register_estimate(const Trace& t, const Summary& s);
+
+// The SM clock that converts a launch's cycles to time, in MHz: its own
+// (Summary::clock_mhz) when it has one, else the arch's clock_mhz; 0 when
+// neither is known.
+double clock_mhz(const Trace& t, const Summary* s);
 
 } // namespace tklab::trace

@@ -252,6 +252,7 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"l2_cycles", s.l2_cycles},
             {"dram_cycles", s.dram_cycles},
             {"launch_overhead_cycles", s.launch_overhead_cycles},
+            {"clock_mhz", s.clock_mhz},
             {"time_limit", s.time_limit},
             {"allowed_uninit_reads", s.allowed_uninit_reads},
             {"allowed_uninit_loc", s.allowed_uninit_loc},

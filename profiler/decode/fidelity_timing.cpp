@@ -66,13 +66,13 @@ TimingFidelity compare_timing(const trace::Trace& sim, const trace::Trace& gpu) 
         f.warnings.push_back(std::to_string(gpu.gpu_kernels.size()) + " GPU kernel records are not a whole number of runs of " +
                              std::to_string(launches) + " launches: paired in order, first run only");
     const size_t runs = !launches ? 0 : whole_runs ? gpu.gpu_kernels.size() / launches : 1;
-    const double clock_mhz = sim.arch.value("clock_mhz", 0.0);
     for (size_t i = 0; i < launches; ++i) {
         TimingLaunch tl;
         const trace::Launch& l = sim.launches[i];
         tl.sim_kernel = l.kernel;
         tl.sim_grid = grid_text(l.grid);
-        if (l.summary && clock_mhz > 0) tl.sim_us = double(l.summary->est_kernel_cycles) / clock_mhz;
+        // At the launch's clock: lower when it uses the tensor cores (trace::clock_mhz).
+        if (const double mhz = l.summary ? trace::clock_mhz(sim, &*l.summary) : 0; mhz > 0) tl.sim_us = double(l.summary->est_kernel_cycles) / mhz;
         else tl.problem = "the simulator's launch has no summary (its trace ends early)";
         // Kernel time: the median of the warm runs (run 0 is the checked, cold one).
         std::vector<double> times;

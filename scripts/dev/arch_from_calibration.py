@@ -10,7 +10,9 @@ scripts/gpu/launch_overhead.sh's JSON, results/launch_overhead_h100.json
 the register arithmetic from calibration_alu_NAME.json beside it, and the
 instructions around tile ops and the shared-memory queue's depth from
 calibration_overhead_NAME.json beside it, and the store bandwidths from
-calibration_stores_NAME.json beside it.
+calibration_stores_NAME.json beside it, and the clock of launches that use the
+tensor cores from kernel_clock_NAME.txt beside it (scripts/gpu/l1_hits.sh with
+CLOCK_CONTROL=none over the fidelity launches).
   scripts/dev/arch_from_calibration.py results/calibration_h100.json sim/arch/h100.json
 tests/sim/test_cost_model.cpp checks that the two files agree."""
 import json
@@ -206,6 +208,31 @@ def get_path(d, path):
     return d
 
 
+TENSOR_ACTIVE_PCT = 0.1
+
+
+def kernel_clock(path):
+    """The median SM clock (MHz) of the launches in an l1_hits.sh table that
+    used the tensor pipe (sm__pipe_tensor_op_hmma_cycles_active at 0.1% or
+    more: a kernel without tensor instructions can read 0.01%), and how many
+    they were."""
+    cols, clocks = None, []
+    for line in open(path):
+        if line.startswith("# columns:"):
+            cols = line.split(":", 1)[1].split()
+        elif line.strip() and not line.startswith("#") and cols:
+            row = dict(zip(cols, line.split()))
+            tensor = row.get("sm__pipe_tensor_op_hmma_cycles_active.avg.pct_of_peak_sustained_elapsed")
+            if tensor not in (None, "n/a") and float(tensor) >= TENSOR_ACTIVE_PCT:
+                clocks.append(float(row["sm__cycles_elapsed.avg.per_second"]) / 1e6)
+    if not clocks:
+        sys.exit(f"arch_from_calibration: {path} has no launch that used the tensor pipe with its clock "
+                 "(sm__cycles_elapsed.avg.per_second and sm__pipe_tensor_op_hmma_cycles_active...)")
+    clocks.sort()
+    mid = len(clocks) // 2
+    return (clocks[mid] if len(clocks) % 2 else 0.5 * (clocks[mid - 1] + clocks[mid])), len(clocks)
+
+
 def main():
     if len(sys.argv) != 3:
         sys.exit(__doc__)
@@ -285,13 +312,23 @@ def main():
                 "from": "shared.issue_cycles_{N}x32way_{W}w_per_smsp", "value": v,
                 "conversion": "the warp's queue limits whose model fits the issue times of N = 1..64 back-to-back 32-wavefront loads, "
                               "1 and 2 warps per sub-partition, best (least squares; scripts/dev/arch_from_calibration.py, mio_queue)"}
+    clock = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "kernel_clock_").replace(".json", ".txt"))
+    if os.path.exists(clock):
+        mhz, n = kernel_clock(clock)
+        if "tensor_clock_mhz" not in arch:  # beside clock_mhz, where a reader looks for it
+            arch = {k2: v2 for k, v in arch.items() for k2, v2 in ([(k, v), ("tensor_clock_mhz", 0)] if k == "clock_mhz" else [(k, v)])}
+        set_path(arch, "tensor_clock_mhz", round(mhz))
+        measured["tensor_clock_mhz"] = {
+            "from": clock, "value": round(mhz, 1),
+            "method": f"median of sm__cycles_elapsed.avg.per_second (Nsight Compute, clocks left to the GPU) over the {n} fidelity "
+                      "launches whose tensor pipe was active: the clock a kernel runs at while it uses the tensor cores"}
     if "l2_bytes" in cal:
         set_path(arch, "memory.l2_bytes", int(cal["l2_bytes"]))
         measured["memory.l2_bytes"] = {"from": "cudaDeviceProp::l2CacheSize", "value": cal["l2_bytes"]}
     arch["measured_on"] = f"{cal['gpu']}, driver {cal['driver']}, {cal['nvcc']}, {cal['date']} ({sys.argv[1]})"
     arch["measured"] = measured
     arch["estimated"] = sorted(k for k in ["issue_cycles", "global.issue_cycles", "base_registers_per_thread", "registers_per_loop_address",
-                                           "memory.l1_shared_bytes_per_sm", "memory.shared_carveouts_kb", "lsu.cycles_per_line", *LSU_FIELDS] if k not in measured)
+                                           "memory.l1_shared_bytes_per_sm", "memory.shared_carveouts_kb", "lsu.cycles_per_line", "tensor_clock_mhz", *LSU_FIELDS] if k not in measured)
     with open(arch_path, "w") as f:
         json.dump(arch, f, indent=2)
         f.write("\n")
