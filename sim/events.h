@@ -29,9 +29,10 @@ enum class Stall : uint8_t {
     short_scoreboard,    // shared memory / shuffle data not yet back
     mio_throttle,        // shared-memory pipe busy (bank-conflict wavefronts queue here)
     math_pipe_throttle,  // tensor pipe busy with another warp's mma
-    wait,                // a fixed interval after the warp's own previous mma or arithmetic (Nsight's "wait")
-    selected,            // issuing a tile op's arithmetic, or the address arithmetic nvcc adds around its memory instructions
+    wait,                // a fixed interval after the warp's own previous mma or arithmetic (its latency, the pipe it holds: Nsight's "wait")
+    selected,            // issuing a tile op's arithmetic, or the address arithmetic nvcc adds around its memory instructions: a cycle each
     drain,               // at exit, until the warp's global stores have left the SM
+    not_selected,        // arithmetic ready, the sub-partition issuing other warps' (Nsight's "not_selected")
     count_
 };
 const char* stall_name(Stall s);

@@ -887,6 +887,7 @@ void write_stall_totals(LineWriter& w, const Trace& t, const Summary& s) {
         const std::string name = stall_name(t, reason);
         const char* note = name == "selected" ? "   (issuing tile ops' arithmetic and addresses)"
                            : name == "drain"  ? "   (at exit: stores still leaving the SM)"
+                           : name == "not_selected" ? "   (arithmetic ready, other warps issuing)"
                                               : "";
         w.line("    " + pad(fit(name, 24), 24) + buf + note);
     }

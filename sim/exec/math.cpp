@@ -108,18 +108,13 @@ void Executor::mma() {
 // n elements of a tile op's register arithmetic. Alone on its sub-partition a
 // warp takes n x latency (its instructions and their dependent waits); the
 // sub-partition's issue slot gives each op n x throughput, in turn, so warps
-// sharing it overlap up to that rate and queue beyond it. The time is this
-// event's stall, as PC sampling shows such lines: `selected` for issuing
-// the n instructions (and queueing for the slot), `wait` for each one's
-// fixed latency before the next, which depends on it.
+// sharing it overlap up to that rate and queue beyond it.
 void Executor::alu() {
     const CostModel::AluCost& c = cost_.alu[size_t(op0_->alu_kind)];
     const double n = double(op0_->n);
     double& slot = b_.sm->issue_free[size_t((b_.warp_base + w_.id) % 4)];
     slot = std::max(slot, double(t_)) + n * c.throughput;
-    const uint64_t start = t_;
-    wait_until(std::max(t_ + uint64_t(n * double(cost_.issue_cycles) + 0.5), uint64_t(slot + 0.5)), Stall::selected);
-    wait_until(start + uint64_t(n * c.latency + 0.5), Stall::wait);
+    arithmetic_stalls(n, std::max(c.latency, c.throughput), slot);
     w_.clock = t_;
 }
 

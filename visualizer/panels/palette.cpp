@@ -43,6 +43,7 @@ ImU32 stall_color(const std::string& stall) {
     if (stall == "math_pipe_throttle") return IM_COL32(90, 160, 60, 255);
     if (stall == "wait") return IM_COL32(200, 170, 60, 255);
     if (stall == "selected") return IM_COL32(110, 140, 210, 255);
+    if (stall == "not_selected") return IM_COL32(150, 170, 225, 255);
     if (stall == "drain") return IM_COL32(170, 120, 90, 255);
     return IM_COL32(90, 90, 90, 255);
 }
