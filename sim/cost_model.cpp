@@ -102,6 +102,8 @@ CostModel CostModel::load(const std::string& name_or_path) {
         for (size_t k = 0; k < size_t(AluKind::count_); ++k) {
             m.alu[k].latency = get_rate(j, ("alu." + std::string(kinds[k]) + ".latency").c_str());
             m.alu[k].throughput = get_rate(j, ("alu." + std::string(kinds[k]) + ".throughput").c_str());
+            const std::string instructions = "alu." + std::string(kinds[k]) + ".instructions";
+            if (j["alu"][kinds[k]].contains("instructions")) m.alu[k].instructions = get_rate(j, instructions.c_str());
         }
     }
     {

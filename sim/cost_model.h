@@ -61,7 +61,9 @@ struct CostModel {
     // The tile library's register arithmetic, cycles per element of a warp's
     // op: alone on its sub-partition (latency) and what it takes of the
     // sub-partition's issue slot (throughput). Indexed by AluKind.
-    struct AluCost { double latency = 1, throughput = 1; };
+    // `instructions`: SASS instructions an element takes (the time a warp
+    // spends issuing them: PC sampling's `selected`); 1 in a model without it.
+    struct AluCost { double latency = 1, throughput = 1, instructions = 1; };
     AluCost alu[6];  // AluKind's count (sim/api.h; cost_model.cpp checks)
     // The instructions nvcc adds around a tile op's memory instructions
     // (address arithmetic, bounds checks), per instruction the simulator

@@ -210,6 +210,30 @@ def get_path(d, path):
 
 TENSOR_ACTIVE_PCT = 0.1
 
+# SASS instructions per element of each arithmetic kind, from Nsight
+# Compute's count over the alu probes (alu_instructions_NAME.txt), less the
+# helper op a probe adds, as ALU_DERIVED takes it off the cycles.
+ALU_INSTRUCTIONS = {"simple": ("mul_scalar", None), "exp": ("exp", "mul_scalar"), "exp2": ("exp2", "mul_scalar"),
+                    "log": ("log", "mul_scalar"), "div": ("div", None), "convert": ("convert_bf16", None)}
+
+
+def alu_instructions(path):
+    """Per alu kind of the cost model, SASS instructions per element (one warp
+    per sub-partition: the table's 4-warp rows)."""
+    per = {}
+    for line in open(path):
+        f = line.split()
+        if line.startswith("#") or len(f) < 3 or f[0] == "kind" or f[1] != "4":
+            continue
+        per[f[0]] = float(f[2])
+    out = {}
+    for kind, (bench, helper) in ALU_INSTRUCTIONS.items():
+        if bench not in per or (helper and helper not in per):
+            sys.exit(f"arch_from_calibration: {path} has no one-warp row for {bench}" + (f" or {helper}" if helper else ""))
+        v = per[bench] - (per[helper] if helper else 0)
+        out[kind] = round(v / 2 if kind == "convert" else v, 2)
+    return out
+
 
 def kernel_clock(path):
     """The median SM clock (MHz) of the launches in an l1_hits.sh table that
@@ -322,13 +346,23 @@ def main():
             "from": clock, "value": round(mhz, 1),
             "method": f"median of sm__cycles_elapsed.avg.per_second (Nsight Compute, clocks left to the GPU) over the {n} fidelity "
                       "launches whose tensor pipe was active: the clock a kernel runs at while it uses the tensor cores"}
+    instructions = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "alu_instructions_").replace(".json", ".txt"))
+    if os.path.exists(instructions):
+        for kind, v in alu_instructions(instructions).items():
+            set_path(arch, f"alu.{kind}.instructions", v)
+            bench, helper = ALU_INSTRUCTIONS[kind]
+            measured[f"alu.{kind}.instructions"] = {
+                "from": instructions, "value": v,
+                "method": f"Nsight Compute's smsp__inst_executed over the {bench} probe (one warp per sub-partition), per element" +
+                          (f", less the {helper} probe's" if helper else "") + (", halved (a round trip)" if kind == "convert" else "")}
     if "l2_bytes" in cal:
         set_path(arch, "memory.l2_bytes", int(cal["l2_bytes"]))
         measured["memory.l2_bytes"] = {"from": "cudaDeviceProp::l2CacheSize", "value": cal["l2_bytes"]}
     arch["measured_on"] = f"{cal['gpu']}, driver {cal['driver']}, {cal['nvcc']}, {cal['date']} ({sys.argv[1]})"
     arch["measured"] = measured
     arch["estimated"] = sorted(k for k in ["issue_cycles", "global.issue_cycles", "base_registers_per_thread", "registers_per_loop_address",
-                                           "memory.l1_shared_bytes_per_sm", "memory.shared_carveouts_kb", "lsu.cycles_per_line", "tensor_clock_mhz", *LSU_FIELDS] if k not in measured)
+                                           "memory.l1_shared_bytes_per_sm", "memory.shared_carveouts_kb", "lsu.cycles_per_line", "tensor_clock_mhz", *LSU_FIELDS,
+                                           *(f"alu.{kind}.instructions" for kind in ALU_INSTRUCTIONS)] if k not in measured)
     with open(arch_path, "w") as f:
         json.dump(arch, f, indent=2)
         f.write("\n")

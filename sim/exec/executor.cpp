@@ -119,21 +119,20 @@ void Executor::issue_overhead(Op op) {
     const CostModel::AluCost& c = cost_.alu[size_t(AluKind::simple)];
     double& slot = b_.sm->issue_free[size_t((b_.warp_base + w_.id) % 4)];
     slot = std::max(slot, double(t_)) + n * c.throughput;
-    arithmetic_stalls(n, std::max(cost_.overhead_latency, c.throughput), slot);
+    arithmetic_stalls(n * double(cost_.issue_cycles), n * std::max(cost_.overhead_latency, c.throughput), slot);
 }
 
-// n arithmetic instructions, each `own` cycles for a warp alone on its
-// sub-partition, whose issue slot is free again at `slot`. The time is the
-// event's stall, named as PC sampling names it: `selected` for issuing (a
-// cycle an instruction), `wait` for the rest of the warp's own time (each
-// instruction's latency before the next, which depends on it, or the pipe
-// its last one holds: a fixed interval the compiler encodes), `not_selected`
+// Arithmetic a warp spends `issuing` cycles issuing and `own` cycles on in
+// all when alone on its sub-partition, whose issue slot is free again at
+// `slot`. The time is the event's stall, named as PC sampling names it:
+// `selected` for issuing, `wait` for the rest of the warp's own time (each
+// instruction's latency before the next, which depends on it, or the pipe its
+// last one holds: a fixed interval the compiler encodes), `not_selected`
 // beyond that, while other warps' instructions take the slot.
-void Executor::arithmetic_stalls(double n, double own, double slot) {
+void Executor::arithmetic_stalls(double issuing, double own, double slot) {
     const uint64_t start = t_;
-    const double issue = n * double(cost_.issue_cycles);
-    wait_until(start + uint64_t(issue + 0.5), Stall::selected);
-    wait_until(start + uint64_t(n * std::max(own, double(cost_.issue_cycles)) + 0.5), Stall::wait);
+    wait_until(start + uint64_t(issuing + 0.5), Stall::selected);
+    wait_until(start + uint64_t(std::max(issuing, own) + 0.5), Stall::wait);
     wait_until(uint64_t(slot + 0.5), Stall::not_selected);
 }
 

@@ -189,7 +189,7 @@ private:
     // The address arithmetic and checks nvcc adds around a tile op's memory
     // instruction (the cost model's "overhead"), issued before it.
     void issue_overhead(Op op);
-    void arithmetic_stalls(double n, double own, double slot);
+    void arithmetic_stalls(double issuing, double own, double slot);
     void note_pass(uint32_t addr, uint32_t phase);
 
     // Global memory traffic, in whole sectors: the executing lanes' accesses

@@ -106,15 +106,16 @@ void Executor::mma() {
 }
 
 // n elements of a tile op's register arithmetic. Alone on its sub-partition a
-// warp takes n x latency (its instructions and their dependent waits); the
-// sub-partition's issue slot gives each op n x throughput, in turn, so warps
-// sharing it overlap up to that rate and queue beyond it.
+// warp takes n x latency (its instructions and their dependent waits), of
+// which it issues n x instructions; the sub-partition's issue slot gives each
+// op n x throughput, in turn, so warps sharing it overlap up to that rate and
+// queue beyond it.
 void Executor::alu() {
     const CostModel::AluCost& c = cost_.alu[size_t(op0_->alu_kind)];
     const double n = double(op0_->n);
     double& slot = b_.sm->issue_free[size_t((b_.warp_base + w_.id) % 4)];
     slot = std::max(slot, double(t_)) + n * c.throughput;
-    arithmetic_stalls(n, std::max(c.latency, c.throughput), slot);
+    arithmetic_stalls(n * c.instructions * double(cost_.issue_cycles), n * std::max(c.latency, c.throughput), slot);
     w_.clock = t_;
 }
 

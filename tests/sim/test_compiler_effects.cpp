@@ -108,31 +108,47 @@ TEST_CASE("compiler effects: warps on one sub-partition take turns at its issue 
     CHECK(sixteen_add / one_add == Approx(4 * add.throughput / add.latency).epsilon(0.05));
 }
 
-TEST_CASE("compiler effects: a tile op's arithmetic shows as PC sampling shows it: wait alone, selected when warps queue", "[sim][alu]") {
+TEST_CASE("compiler effects: a tile op's arithmetic shows as PC sampling shows it: issuing, waiting, other warps' turns", "[sim][alu]") {
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     std::mt19937 rng(29);
     const int n = 2 + int(rng() % 6);
-    for (int warps : {1, 16}) {
-        block_cycles<Arith::div>(warps, n, rng());
-        const tklab::sim::RunResult& r = tklab::sim::last_run();
-        const auto& div = m.alu[size_t(tklab::sim::AluKind::div)];
-        INFO(warps << " warps, " << n << " divisions");
+    // The events of warp 0's ops after the fill.
+    auto ops = [](const tklab::sim::RunResult& r) {
+        std::vector<tklab::sim::Event> out;
         int seen = 0;
-        for (const auto& e : r.blocks.at(0).events) {
-            if (e.op != tklab::sim::Op::alu || e.warp != 0 || seen++ == 0) continue;  // the divisions, after the fill
-            // The op's elements (32 a lane) take their latency alone; each
-            // event holds its own time as its stall, so the next starts at its end.
-            CHECK(e.stall_cycles > 0);
+        for (const auto& e : r.blocks.at(0).events)
+            if (e.op == tklab::sim::Op::alu && e.warp == 0 && seen++ > 0) out.push_back(e);
+        return out;
+    };
+    // One warp alone: each op's 32 elements take their latency, as the event's
+    // stall (the next starts at its end), named by its longer part: issuing
+    // the kind's instructions (`selected`) or waiting for them (`wait`).
+    // Division issues 11 an element and waits most of its 59 cycles; exp
+    // issues 8 of its 14 (results/alu_instructions_h200.txt).
+    for (AluKind kind : {AluKind::div, AluKind::exp}) {
+        const auto& c = m.alu[size_t(kind)];
+        if (kind == AluKind::div) block_cycles<Arith::div>(1, n, rng());
+        else block_cycles<Arith::exp>(1, n, rng());
+        const double issuing = 32 * c.instructions * m.issue_cycles;
+        const auto want = issuing >= 32 * c.latency - issuing ? tklab::sim::Stall::selected : tklab::sim::Stall::wait;
+        const auto events = ops(tklab::sim::last_run());
+        INFO(int(kind) << ", " << n << " ops");
+        CHECK(events.size() == size_t(n));
+        for (const auto& e : events) {
             CHECK(e.done == e.issue);
-            if (warps == 1) {
-                CHECK(e.stall == tklab::sim::Stall::wait);
-                CHECK(double(e.stall_cycles) == Approx(32 * div.latency).margin(1));
-            }
+            CHECK(e.stall == want);
+            CHECK(double(e.stall_cycles) == Approx(32 * c.latency).margin(1));
         }
-        CHECK(seen == n + 1);
-        // Sixteen warps, four to a sub-partition, queue for its issue slot.
-        if (warps == 16) CHECK(r.stats.stall_cycles[size_t(tklab::sim::Stall::selected)] > 0);
     }
+    CHECK(m.alu[size_t(AluKind::div)].instructions > 2);  // else the two kinds could not show both names
+    // Sixteen warps, four to a sub-partition: adds, whose issue slot is nearly
+    // all their time alone, wait mostly for the other three warps' turns.
+    block_cycles<Arith::add>(16, n, rng());
+    const tklab::sim::RunResult& r = tklab::sim::last_run();
+    const auto events = ops(r);
+    REQUIRE(events.size() == size_t(n));
+    CHECK(events.back().stall == tklab::sim::Stall::not_selected);
+    CHECK(r.stats.stall_cycles[size_t(tklab::sim::Stall::not_selected)] > 0);
 }
 
 TEST_CASE("compiler effects: a tile op's global loads wait one latency together", "[sim][memory]") {

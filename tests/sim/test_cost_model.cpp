@@ -10,6 +10,7 @@
 #include <map>
 #include <nlohmann/json.hpp>
 #include <random>
+#include <sstream>
 
 #include "sim/cost_model.h"
 #include "sim/simulator.h"
@@ -353,4 +354,39 @@ TEST_CASE("memory model: with the L1 model off (the shipped models), every load 
     const tklab::sim::Stats& st = tklab::sim::last_run().stats;
     CHECK(st.l1_hit_bytes == 0);
     CHECK(st.global_bytes == uint64_t(8) * 512 * 2);
+}
+
+TEST_CASE("cost model: the arithmetic's instructions per element are Nsight Compute's counts over the alu probes", "[sim][cost_model][alu]") {
+    // results/alu_instructions_h200.txt: per probe, instructions per element
+    // with one warp per sub-partition (the rows of 4 warps); each kind's
+    // figure is its probe's less the helper op the probe adds (as the cycles
+    // are: scripts/dev/arch_from_calibration.py), a conversion half a round trip.
+    std::ifstream in(project_root() / "results/alu_instructions_h200.txt");
+    REQUIRE(in);
+    std::map<std::string, double> per;
+    for (std::string line; std::getline(in, line);) {
+        std::istringstream ss(line);
+        std::string kind;
+        int warps = 0;
+        double inst = 0;
+        if (line.empty() || line[0] == '#' || !(ss >> kind >> warps >> inst) || warps != 4) continue;
+        per[kind] = inst;
+    }
+    REQUIRE(per.size() == 11);
+    const std::map<std::string, double> want = {{"simple", per["mul_scalar"]},
+                                                {"exp", per["exp"] - per["mul_scalar"]},
+                                                {"exp2", per["exp2"] - per["mul_scalar"]},
+                                                {"log", per["log"] - per["mul_scalar"]},
+                                                {"div", per["div"]},
+                                                {"convert", per["convert_bf16"] / 2}};
+    const char* kinds[] = {"simple", "exp", "exp2", "log", "div", "convert"};
+    for (const char* name : {"h100", "h200"}) {
+        const tklab::sim::CostModel m = tklab::sim::CostModel::load(name);
+        for (size_t k = 0; k < std::size(kinds); ++k) {
+            INFO(name << " alu." << kinds[k] << ".instructions");
+            CHECK(m.alu[k].instructions == Approx(want.at(kinds[k])).margin(0.006));
+            // Issuing cannot take longer than the whole op alone.
+            CHECK(m.alu[k].instructions * m.issue_cycles <= m.alu[k].latency);
+        }
+    }
 }
