@@ -271,6 +271,9 @@ def main():
     # own beside the calibration; a whole run has every family in one file.
     def beside(family):
         return os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", f"calibration_{family}_"))
+    # A table of another script's, beside the calibration: PREFIX_NAME.txt.
+    def beside_table(prefix):
+        return os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", prefix + "_").replace(".json", ".txt"))
     alu = beside("alu")
     derived = dict(DERIVED)
     if os.path.exists(alu):
@@ -336,7 +339,7 @@ def main():
                 "from": "shared.issue_cycles_{N}x32way_{W}w_per_smsp", "value": v,
                 "conversion": "the warp's queue limits whose model fits the issue times of N = 1..64 back-to-back 32-wavefront loads, "
                               "1 and 2 warps per sub-partition, best (least squares; scripts/dev/arch_from_calibration.py, mio_queue)"}
-    clock = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "kernel_clock_").replace(".json", ".txt"))
+    clock = beside_table("kernel_clock")
     if os.path.exists(clock):
         mhz, n = kernel_clock(clock)
         if "tensor_clock_mhz" not in arch:  # beside clock_mhz, where a reader looks for it
@@ -346,7 +349,7 @@ def main():
             "from": clock, "value": round(mhz, 1),
             "method": f"median of sm__cycles_elapsed.avg.per_second (Nsight Compute, clocks left to the GPU) over the {n} fidelity "
                       "launches whose tensor pipe was active: the clock a kernel runs at while it uses the tensor cores"}
-    instructions = os.path.join(os.path.dirname(sys.argv[1]), os.path.basename(sys.argv[1]).replace("calibration_", "alu_instructions_").replace(".json", ".txt"))
+    instructions = beside_table("alu_instructions")
     if os.path.exists(instructions):
         for kind, v in alu_instructions(instructions).items():
             set_path(arch, f"alu.{kind}.instructions", v)

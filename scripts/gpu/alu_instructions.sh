@@ -6,7 +6,7 @@
 # turns into the cost model's alu.KIND.instructions (sim/arch/README.md,
 # "Register arithmetic").
 #   scripts/gpu/alu_instructions.sh [OUTPUT_FILE] [--bin PATH_TO_CALIBRATE]
-# Builds bench/calibrate with nvcc (as scripts/gpu/calibrate.sh does) unless
+# Builds bench/calibrate (scripts/gpu/build_calibrate.sh) unless
 # --bin names a built one. Needs nvcc, ncu and python3; about a minute.
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -23,16 +23,8 @@ done
 command -v ncu >/dev/null || { echo "alu_instructions: no ncu (Nsight Compute) on this machine" >&2; exit 2; }
 work=$(mktemp -d)
 if [ -z "$bin" ]; then
-  nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
   echo "alu_instructions: building bench/calibrate (nvcc, sm_90a)" >&2
-  pids=()
-  for src in bench/calibrate/*.cu; do
-    "$nvcc" -std=c++20 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -I. -c "$src" -o "$work/$(basename "$src" .cu).o" \
-      >"$work/$(basename "$src" .cu).log" 2>&1 &
-    pids+=($!)
-  done
-  for p in "${pids[@]}"; do wait "$p" || { cat "$work"/*.log >&2; exit 1; }; done
-  "$nvcc" -gencode=arch=compute_90a,code=sm_90a "$work"/*.o -o "$work/calibrate" || exit 1
+  scripts/gpu/build_calibrate.sh "$work" || exit 1
   bin=$work/calibrate
 fi
 reasons=selected,wait,short_scoreboard,math_pipe_throttle,not_selected

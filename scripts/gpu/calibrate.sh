@@ -41,14 +41,7 @@ nvcc=$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)
 work=$(mktemp -d)
 if [ -z "$bin" ]; then
   echo "==> building bench/calibrate (nvcc, sm_90a)"
-  pids=()
-  for src in bench/calibrate/*.cu; do
-    "$nvcc" -std=c++20 -O3 --expt-relaxed-constexpr -gencode=arch=compute_90a,code=sm_90a -I. -c "$src" -o "$work/$(basename "$src" .cu).o" \
-      >"$work/$(basename "$src" .cu).log" 2>&1 &
-    pids+=($!)
-  done
-  for p in "${pids[@]}"; do wait "$p" || { cat "$work"/*.log; exit 1; }; done
-  "$nvcc" -gencode=arch=compute_90a,code=sm_90a "$work"/*.o -o "$work/calibrate" || exit 1
+  scripts/gpu/build_calibrate.sh "$work" || exit 1
   bin=$work/calibrate
 fi
 echo "==> running $bin"

@@ -71,6 +71,7 @@ std::string report_of(const tklab::trace::Trace& t) {
     return s.str();
 }
 
+// v with two decimals, as the report and the READMEs write it.
 std::string fixed2(double v) {
     std::ostringstream s;
     s.setf(std::ios::fixed);
@@ -168,13 +169,7 @@ TEST_CASE("launch clock: the H200's tensor clock is the median of its measured t
     CHECK(median < 0.93 * h200.clock_mhz);
     // Lesson 9 and sim/arch/README.md quote the two ranges (GHz, two decimals) and the median.
     std::sort(other.begin(), other.end());
-    auto ghz = [](double mhz) {
-        std::ostringstream s;
-        s.setf(std::ios::fixed);
-        s.precision(2);
-        s << mhz / 1000;
-        return s.str();
-    };
+    auto ghz = [](double mhz) { return fixed2(mhz / 1000); };
     const std::string tensor_range = ghz(tensor.front()) + "-" + ghz(tensor.back()) + " GHz";
     const std::string other_range = ghz(other.front()) + "-" + ghz(other.back()) + " GHz";
     const std::string median_text = "median " + std::to_string(std::lround(median)) + " MHz";
