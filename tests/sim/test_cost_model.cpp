@@ -363,14 +363,15 @@ TEST_CASE("cost model: the arithmetic's instructions per element are Nsight Comp
     // are: scripts/dev/arch_from_calibration.py), a conversion half a round trip.
     std::ifstream in(project_root() / "results/alu_instructions_h200.txt");
     REQUIRE(in);
-    std::map<std::string, double> per;
+    std::map<std::string, double> per, wait;
     for (std::string line; std::getline(in, line);) {
         std::istringstream ss(line);
         std::string kind;
         int warps = 0;
-        double inst = 0;
-        if (line.empty() || line[0] == '#' || !(ss >> kind >> warps >> inst) || warps != 4) continue;
+        double inst = 0, selected = 0, waits = 0;
+        if (line.empty() || line[0] == '#' || !(ss >> kind >> warps >> inst >> selected >> waits) || warps != 4) continue;
         per[kind] = inst;
+        wait[kind] = waits;
     }
     REQUIRE(per.size() == 11);
     const std::map<std::string, double> want = {{"simple", per["mul_scalar"]},
@@ -389,4 +390,29 @@ TEST_CASE("cost model: the arithmetic's instructions per element are Nsight Comp
             CHECK(m.alu[k].instructions * m.issue_cycles <= m.alu[k].latency);
         }
     }
+    // The READMEs quote the counts (one decimal) and the probes' waits per instruction.
+    auto one_decimal = [](double v) {
+        char b[32];
+        std::snprintf(b, sizeof b, "%.1f", v);
+        return std::string(b);
+    };
+    auto flat = [](const std::filesystem::path& path) {
+        std::ifstream f(path);
+        std::string out;
+        for (char c; f.get(c);)
+            if (c == '\n' || c == ' ') {
+                if (!out.empty() && out.back() != ' ') out += ' ';
+            } else {
+                out += c;
+            }
+        return out;
+    };
+    const std::string arch_readme = flat(project_root() / "sim/arch/README.md"), sim_readme = flat(project_root() / "sim/README.md");
+    const std::string counts = "exp " + one_decimal(want.at("exp")) + ", ex2.approx " + one_decimal(want.at("exp2"));
+    CHECK_THAT(sim_readme, Catch::Contains(counts + ", division " + one_decimal(want.at("div"))));
+    CHECK_THAT(arch_readme, Catch::Contains("An add is " + one_decimal(want.at("simple")) + ", exp " + one_decimal(want.at("exp"))));
+    CHECK_THAT(arch_readme, Catch::Contains("ex2.approx " + one_decimal(want.at("exp2")) + ", logf " + one_decimal(want.at("log")) + ", division " +
+                                            one_decimal(want.at("div")) + ", a conversion " + one_decimal(want.at("convert"))));
+    CHECK_THAT(arch_readme, Catch::Contains("waits " + one_decimal(wait["exp"]) + " cycles an instruction in exp"));
+    CHECK_THAT(arch_readme, Catch::Contains(one_decimal(wait["exp2"]) + " in ex2.approx and " + one_decimal(wait["div"]) + " in division"));
 }
