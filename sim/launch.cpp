@@ -279,6 +279,7 @@ void share_bandwidth(MemoryPath& m, const CostModel& cost, uint64_t busy) {
     m.l2_write = cost.l2_write_bytes_per_cycle_per_sm * k;
     m.dram_read = cost.dram_bytes_per_cycle_per_sm * k;
     m.dram_write = cost.dram_write_bytes_per_cycle_per_sm * k;
+    m.busy = int(std::max<uint64_t>(busy, 1));
 }
 
 // What of the SM's L1 and shared memory L1 keeps: the driver gives shared
@@ -453,6 +454,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
                     set_up_block(*blocks[j], kernel, uint32_t(id), Dim3{grid.x, grid.y, grid.z}, block, smem_bytes, cost, memory, options().checks,
                                  pipes, smem[j], shadow[j], out);
                     blocks[j]->warp_base = int(j * blocks[j]->warps.size());
+                    blocks[j]->first_wave = stream.first_wave && i < size_t(slots);
                     for (Warp& w : blocks[j]->warps) w.clock = cycle;
                     started[j] = cycle;
                     runners[j] = std::make_unique<BlockRunner>(*blocks[j], stacks, body);

@@ -63,6 +63,7 @@ std::vector<SmStream> sm_streams(const SmLayout& layout, int sms, int waves) {
         for (size_t s = 0; s < groups_of.size(); ++s) {
             SmStream st;
             st.sm = uint32_t(s);
+            st.first_wave = w0 == 0;
             for (size_t k = w0; k < std::min(w0 + per, groups_of[s].size()); ++k) {
                 for (uint64_t b : group_blocks(layout, groups_of[s][k])) st.blocks.push_back(b);
             }

@@ -40,6 +40,7 @@ std::vector<uint64_t> group_blocks(const SmLayout& layout, size_t g);
 struct SmStream {
     uint32_t sm = 0;
     std::vector<uint64_t> blocks;  // in block order
+    bool first_wave = false;       // its first blocks are the SM's first
 };
 std::vector<SmStream> sm_streams(const SmLayout& layout, int sms, int waves);
 

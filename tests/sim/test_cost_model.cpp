@@ -57,6 +57,16 @@ CopyRun run_copy(unsigned blocks, unsigned seed, size_t in_words = 0) {
     return c;
 }
 
+// copy_kernel's copy, then `work` elements of arithmetic: a block that loads
+// once and then computes, drawing little of the memory's bandwidth.
+__global__ void copy_then_work_kernel(const uint32_t* in, uint32_t* out, int work) {
+    const uint32_t t = uint32_t(blockIdx.x * blockDim.x + threadIdx.x);
+    uint32_t w[4];
+    tk::arch::ld_global<4>(w, in + 4 * t);
+    tk::arch::st_global<4>(out + 4 * t, w);
+    tk::arch::alu(tk::arch::alu_kind::simple, work);
+}
+
 // Every warp reads the same 512 bytes (a weight vector), 16 bytes a lane, and
 // stores them to its own place.
 __global__ void shared_vector_kernel(const uint32_t* in, uint32_t* out, int streaming) {
@@ -198,6 +208,39 @@ TEST_CASE("memory model: buffers that fit in L2 are read at L2's latency, and ev
         CHECK(c.stats.global_write_bytes == c.stats.global_bytes / 2);
         CHECK(c.stats.l2_cycles == uint64_t(std::ceil(double(c.stats.global_bytes / 2) / rate + double(c.stats.global_bytes / 2) / write_rate)));
     }
+}
+
+TEST_CASE("memory model: the first wave's blocks load at the fair share; a later block at what the others' average draw leaves", "[sim][cost_model]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(43);
+    // 200 KiB of shared memory a block: one block per SM, two waves over
+    // every SM. Block b sits on SM b % 132; blocks 132.. are the second wave.
+    const size_t smem = 200 * 1024;
+    REQUIRE(m.shared_bytes_per_sm / smem == 1);
+    const unsigned blocks = 2 * unsigned(m.sms);
+    const int work = 20000 + int(rng() % 20000);  // tens of thousands of cycles of arithmetic
+    std::vector<uint32_t> host(size_t(blocks) * 128 * 4);
+    for (uint32_t& x : host) x = rng();
+    tk::device_buffer<uint32_t> in(host.size(), host, "in"), out(host.size(), "out");
+    tk::launch("copy_then_work", copy_then_work_kernel, dim3(blocks), dim3(128), smem, in.data(), out.data(), work);
+    CHECK(out.download() == host);
+    const tklab::sim::RunResult& r = tklab::sim::last_run();
+    // Warp 0's store waits for its load: 512 bytes (the first in the SM's queues) and L2's latency.
+    auto store_stall = [&](size_t block) {
+        for (const auto& e : r.blocks.at(block).events)
+            if (e.warp == 0 && e.op == tklab::sim::Op::st_global) return double(e.stall_cycles);
+        FAIL("no store in block " << block);
+        return 0.0;
+    };
+    const double wait = m.global_latency - m.global_issue_cycles;
+    // The first wave: every SM loads at once, each through its fair share of L2.
+    CHECK(store_stall(0) == Approx(wait + 512.0 / m.l2_bytes_per_cycle_per_sm).margin(1.0));
+    // The second: this SM drew a few hundred cycles of its share over the
+    // first block's tens of thousands, and the other SMs, on average, as
+    // little: nearly all of L2's bandwidth is there, and the SM's own read
+    // path (one SM alone's rate) is what bounds it.
+    CHECK(store_stall(size_t(m.sms)) == Approx(wait + 512.0 / m.l2_bytes_per_cycle_one_sm).margin(1.0));
+    CHECK(store_stall(size_t(m.sms)) < store_stall(0));
 }
 
 TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is bound by its bandwidth", "[sim][cost_model]") {
