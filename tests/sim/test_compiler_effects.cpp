@@ -43,6 +43,30 @@ uint64_t block_cycles(int warps, int n, unsigned seed) {
     return tklab::sim::last_run().stats.max_block_cycles;
 }
 
+// A 16x64 tile from global memory into a float register tile (bf16: a
+// conversion an element, in the load; float: none), then stored.
+const int converting_load_line = __LINE__ + 5;
+template <typename T>
+__global__ void converting_load_kernel(tk::gl<T> in, tk::gl<float> out) {
+    tk::rt_fl<16, 64> t;
+    // (the load's line is converting_load_line)
+    tk::load(t, in, {0, 0, 0, 0});
+    tk::store(out, t, {0, 0, 0, 0});
+}
+
+// Two bf16 rows of 256 loaded, added (a warp_row map) and stored, and their sum.
+const int row_map_line = __LINE__ + 6;
+__global__ void row_map_kernel(tk::gl<tk::bf16> x, tk::gl<tk::bf16> r, tk::gl<tk::bf16> out, float* total) {
+    using row = tk::warp_row<tk::bf16, 256>;
+    row a, b, s;
+    tk::load(a, x, {0, 0, 0, 0});
+    tk::load(b, r, {0, 0, 0, 0});
+    tk::map(s, [](float u, float v) { return u + v; }, a, b);
+    tk::store(out, s, {0, 0, 0, 0});
+    const float t = tk::sum(s);
+    if (threadIdx.x == 0) *total = t;
+}
+
 // One warp loads a 64x64 bf16 tile into shared memory: 16 steps of 16 bytes a lane.
 __global__ void tile_load_kernel(tk::gl<tk::bf16> g) {
     tk::shared_allocator al;
@@ -166,6 +190,81 @@ TEST_CASE("compiler effects: a tile op's global loads wait one latency together"
     CHECK(cycles >= uint64_t(m.global_latency));
     CHECK(double(cycles) < m.global_latency + arithmetic + 200);
     CHECK(double(cycles) < 2.0 * m.global_latency + arithmetic);
+}
+
+TEST_CASE("compiler effects: a load that converts waits for its data in the op, at its own line", "[sim][memory][alu]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(37);
+    std::vector<float> values(16 * 64);
+    for (float& v : values) v = float(rng() % 256) / 16.0f;
+    tk::device_buffer<float> out(values.size(), "out");
+    const tk::gl<float> out_gl{out.data(), 1, 1, 16, 64};
+    // What warp 0 waited for at each op, by the op and its line.
+    struct Waits { uint64_t load_long = 0, store_long = 0; bool alu_at_load = false; };
+    auto waits = [](const tklab::sim::RunResult& r) {
+        Waits w;
+        for (const auto& e : r.blocks.at(0).events) {
+            if (e.warp != 0) continue;
+            const bool at_load = r.locations[e.loc].line == converting_load_line;
+            const bool long_wait = e.stall == tklab::sim::Stall::long_scoreboard;
+            if (e.op == tklab::sim::Op::alu && at_load) { w.alu_at_load = true; if (long_wait) w.load_long += e.stall_cycles; }
+            if (e.op == tklab::sim::Op::st_global && long_wait) w.store_long += e.stall_cycles;
+        }
+        return w;
+    };
+    // bf16 into floats: the conversions (the alu charge) wait for the loads
+    // at the load's line (what is left of L2's latency after issuing them);
+    // the store then finds the registers filled.
+    std::vector<tk::bf16> halves(values.size());
+    for (size_t i = 0; i < values.size(); ++i) halves[i] = tk::from_float<tk::bf16>(values[i]);
+    tk::device_buffer<tk::bf16> in16(halves.size(), halves, "in");
+    tk::launch("converting_load", converting_load_kernel<tk::bf16>, dim3(1), dim3(32), 0, tk::gl<tk::bf16>{in16.data(), 1, 1, 16, 64}, out_gl);
+    CHECK(out.download() == values);  // (every value is exact in bf16)
+    Waits w = waits(tklab::sim::last_run());
+    CHECK(w.alu_at_load);
+    CHECK(w.load_long > 0);
+    CHECK(w.load_long <= uint64_t(m.global_latency));
+    CHECK(w.store_long == 0);
+    // floats into floats: nothing to convert, no wait at the load; the store
+    // is the first to read the registers and waits there.
+    tk::device_buffer<float> in32(values.size(), values, "in");
+    tk::launch("converting_load", converting_load_kernel<float>, dim3(1), dim3(32), 0, tk::gl<float>{in32.data(), 1, 1, 16, 64}, out_gl);
+    CHECK(out.download() == values);
+    w = waits(tklab::sim::last_run());
+    CHECK_FALSE(w.alu_at_load);
+    CHECK(w.load_long == 0);
+    CHECK(w.store_long > 0);
+    CHECK(w.store_long <= uint64_t(m.global_latency));
+}
+
+TEST_CASE("compiler effects: a warp_row map is charged as a tile's and waits for the rows it reads", "[sim][alu]") {
+    std::mt19937 rng(41);
+    std::vector<tk::bf16> x(256), r(256);
+    std::vector<tk::bf16> want(256);
+    for (int i = 0; i < 256; ++i) {
+        x[size_t(i)] = tk::from_float<tk::bf16>(float(int(rng() % 64) - 32) / 8.0f);
+        r[size_t(i)] = tk::from_float<tk::bf16>(float(int(rng() % 64) - 32) / 8.0f);
+        want[size_t(i)] = tk::from_float<tk::bf16>(tk::to_float(x[size_t(i)]) + tk::to_float(r[size_t(i)]));
+    }
+    tk::device_buffer<tk::bf16> xb(256, x, "x"), rb(256, r, "r"), ob(256, "out");
+    tk::device_buffer<float> total(1, "total");
+    tk::launch("row_map", row_map_kernel, dim3(1), dim3(32), 0, tk::gl<tk::bf16>{xb.data(), 1, 1, 1, 256}, tk::gl<tk::bf16>{rb.data(), 1, 1, 1, 256},
+               tk::gl<tk::bf16>{ob.data(), 1, 1, 1, 256}, total.data());
+    CHECK(ob.download() == want);
+    const tklab::sim::RunResult& run = tklab::sim::last_run();
+    // At the map's line: its arithmetic (8 elements a lane) and the rounding
+    // into bf16, the first waiting for both rows' loads (long_scoreboard).
+    std::vector<tklab::sim::Event> at_map;
+    for (const auto& e : run.blocks.at(0).events)
+        if (e.op == tklab::sim::Op::alu && run.locations[e.loc].line == row_map_line) at_map.push_back(e);
+    REQUIRE(at_map.size() == 2);
+    CHECK(at_map[0].stall == tklab::sim::Stall::long_scoreboard);
+    CHECK(at_map[0].stall_cycles > 0);
+    // The sum's adds are charged too: an alu instruction before its shuffles.
+    int sum_alu = 0;
+    for (const auto& e : run.blocks.at(0).events)
+        if (e.op == tklab::sim::Op::alu && run.locations[e.loc].line == row_map_line + 2) ++sum_alu;
+    CHECK(sum_alu == 1);
 }
 
 TEST_CASE("compiler effects: a warp's exit waits for its stores to drain", "[sim][memory]") {

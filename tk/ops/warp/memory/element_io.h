@@ -1,10 +1,22 @@
 // Moving single elements and pairs between registers and memory, converting
 // between element types on the way. The tile ops below are loops over these.
 #pragma once
+#include "tk/arch/alu.h"
 #include "tk/arch/arch.h"
 #include "tk/common/dtypes.h"
 
 namespace tk::detail {
+
+// A load into registers of another type converts in the op itself, once the
+// data is there: nvcc issues the op's loads, then an instruction an element
+// that waits for them, so PC sampling finds the wait at the load's own line.
+// The simulator's charge for those conversions (tk/arch/alu.h) waits for the
+// loaded registers the same way. Called after the op's loads.
+template <typename R, typename M>
+TK_DEVICE void convert_loaded(int elements, const src_loc& loc) {
+    if constexpr (!std::is_same_v<R, M>) arch::alu(arch::alu_kind::convert, elements, loc);
+    else (void)elements, (void)loc;
+}
 
 template <typename T> TK_HOST_DEVICE uint32_t bits_of(T v) {
     if constexpr (std::is_same_v<T, float>) return arch::f2u(v);

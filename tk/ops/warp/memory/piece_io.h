@@ -16,6 +16,7 @@
 #pragma once
 #include "tk/arch/arch.h"
 #include "tk/common/dtypes.h"
+#include "tk/ops/warp/memory/element_io.h"
 
 namespace tk {
 
@@ -39,6 +40,7 @@ TK_DEVICE void load_piece(float (&dst)[8], const T* src, TK_LOC) {
             dst[2 * k] = to_float(pair.x);
             dst[2 * k + 1] = to_float(pair.y);
         }
+        detail::convert_loaded<float, T>(8, loc);
     }
 }
 

@@ -44,6 +44,7 @@ TK_DEVICE void load(RT& dst, const ST& src, TK_LOC) {
                 }
             }
         }
+    detail::convert_loaded<T, M>(RT::height * RT::width * 8, loc);
 }
 
 template <typename ST, typename RT>

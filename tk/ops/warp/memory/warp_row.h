@@ -10,7 +10,7 @@
 //   load(dst, const gl<U>& src, coord)    global row -> registers (U = bf16 or half),
 //   store(const gl<U>& dst, src, coord)   one 16-byte access per lane and piece; the
 //                                         element type converts once on the way
-//   map(dst, f, a, b, ...)                dst = f(a, b, ...) element by element: f takes
+//   map(dst, f, a[, b[, c]])              dst = f(a, b, c) element by element: f takes
 //                                         floats; the result rounds once to dst's type
 //   sum(row) / sum(row, f)                the sum over all N values (of f(value)), in
 //                                         float, in every lane: a shfl.xor butterfly
@@ -21,6 +21,7 @@
 // warp_row's layout is chosen for the widest coalesced accesses; it does not
 // combine with tiles.
 #pragma once
+#include "tk/arch/alu.h"
 #include "tk/arch/arch.h"
 #include "tk/common/check.h"
 #include "tk/common/dtypes.h"
@@ -140,17 +141,33 @@ TK_DEVICE void store(const gl<U>& dst, const warp_row<T, N>& src, coord at, TK_L
 // ---- element-wise ------------------------------------------------------------------------
 
 // dst = f(srcs...) element by element, computed in float and rounded once to
-// dst's type. dst may be one of the sources.
-template <typename Dst, typename F, typename... Src> requires is_warp_row_v<Dst>
-TK_DEVICE void map(Dst& dst, F f, const Src&... src) {
-    static_assert(sizeof...(Src) > 0, "tk::map(warp_row): give at least one source row");
+// dst's type. dst may be one of the sources. One to three sources.
+namespace detail {
+template <typename Dst, typename F, typename... Src>
+TK_DEVICE void map_row(Dst& dst, F f, const src_loc& loc, const Src&... src) {
     static_assert(((is_warp_row_v<Src> && Src::length == Dst::length) && ...),
                   "tk::map(warp_row): every source must be a warp_row of dst's length");
+    TK_OP("map");
     TK_UNROLL
     for (int p = 0; p < Dst::pieces; ++p)
         TK_UNROLL
         for (int i = 0; i < 8; ++i) dst.set(p, i, f(src.get(p, i)...));
+    // What the simulator charges (tk/arch/alu.h), as for a tile's map: f an
+    // instruction an element, and a conversion an element to round into a
+    // 16-bit dst. It waits for loaded sources, as the GPU's first arithmetic
+    // on them does.
+    constexpr int elements = Dst::pieces * 8;
+    arch::alu(arch::alu_kind::simple, elements, loc);
+    if constexpr (is_16bit_v<typename Dst::dtype>) arch::alu(arch::alu_kind::convert, elements, loc);
 }
+} // namespace detail
+
+template <typename Dst, typename F, typename A> requires is_warp_row_v<Dst>
+TK_DEVICE void map(Dst& dst, F f, const A& a, TK_LOC) { detail::map_row(dst, f, loc, a); }
+template <typename Dst, typename F, typename A, typename B> requires is_warp_row_v<Dst>
+TK_DEVICE void map(Dst& dst, F f, const A& a, const B& b, TK_LOC) { detail::map_row(dst, f, loc, a, b); }
+template <typename Dst, typename F, typename A, typename B, typename C> requires is_warp_row_v<Dst>
+TK_DEVICE void map(Dst& dst, F f, const A& a, const B& b, const C& c, TK_LOC) { detail::map_row(dst, f, loc, a, b, c); }
 
 // ---- reductions ------------------------------------------------------------------------
 
@@ -164,6 +181,9 @@ TK_DEVICE float sum(const warp_row<T, N>& row, F f, TK_LOC) {
     for (int p = 0; p < warp_row<T, N>::pieces; ++p)
         TK_UNROLL
         for (int i = 0; i < 8; ++i) acc += f(row.get(p, i));
+    // Charged as an add an element (f's own arithmetic is priced as nothing
+    // more, as a tile reduction's is): tk/arch/alu.h.
+    arch::alu(arch::alu_kind::simple, warp_row<T, N>::pieces * 8, loc);
     TK_UNROLL
     for (int m = 16; m >= 1; m /= 2) acc += arch::u2f(arch::shfl_xor(0xffffffffu, arch::f2u(acc), m, loc));
     return acc;

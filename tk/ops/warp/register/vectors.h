@@ -73,6 +73,7 @@ TK_DEVICE void load(V& dst, const SV& src, TK_LOC) {
                 detail::ld_shared_pair<R, M>(dst.data[c][j], dst.data[c][j + 1], base + es * uint32_t(V::index_of(lane, c, j)), loc);
         }
     }
+    detail::convert_loaded<R, M>(detail::elements_per_lane<V>(), loc);
 }
 
 template <typename SV, typename V> requires(is_rv_v<V> && detail::is_sv_v<SV>)
@@ -120,6 +121,7 @@ TK_DEVICE void load(V& dst, const gl<T>& src, coord at, TK_LOC) {
             for (int j = 0; j < 4; j += 2) detail::ld_global_pair<R, T>(dst.data[c][j], dst.data[c][j + 1], p + V::index_of(lane, c, j), loc);
         }
     }
+    detail::convert_loaded<R, T>(detail::elements_per_lane<V>(), loc);
 }
 
 template <typename V, typename T> requires is_rv_v<V>
