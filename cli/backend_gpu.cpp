@@ -91,7 +91,6 @@ int cmd_run(const RunArgs& a) {
     if (!a.trace.empty()) {
         try { tklab::trace::encoding_of(a.trace); } catch (const std::exception& e) { fail_usage(e.what()); }
     }
-    if (a.repeat > 0 && !prof.timing) fail_usage("--repeat times warm runs: it needs --profile timing (e.g. --profile timing --repeat 5)");
     if (a.stall_period != int(tklab::profiler::PcSamplingOptions{}.period_log2) && !prof.stalls)
         fail_usage("--stall-period sets PC sampling's period: it needs --profile stalls (e.g. --profile stalls --stall-period 9)");
     Style st{use_color(stdout, a.color)};
@@ -149,10 +148,14 @@ int cmd_run(const RunArgs& a) {
                 if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", tool_name(), got.warning().c_str());
                 tklab::profiler::add_to_trace(doc, got.kernels);
             }
-            // Warm runs, each launch timed: the first (checked) run pays for cold
+            // Warm runs, each launch timed with --profile timing: the first (checked) run pays for cold
             // caches, the code's first fetch and lazy module loading.
-            if (prof.timing && a.repeat > 0) {
+            if (a.repeat > 0) {
                 for (int i = 0; i < a.repeat; ++i) {
+                    if (!prof.timing) {  // warm runs for a profiler outside tklab (ncu --launch-skip)
+                        c->run(v);
+                        continue;
+                    }
                     tklab::profiler::KernelActivity again;
                     try {
                         again.start();
@@ -165,7 +168,7 @@ int cmd_run(const RunArgs& a) {
                     if (!got.warning().empty()) std::fprintf(stderr, "%s: warning: %s\n", tool_name(), got.warning().c_str());
                     tklab::profiler::add_to_trace(doc, got.kernels);
                 }
-                std::printf("  timing      %d warm run%s after the checked one\n", a.repeat, a.repeat == 1 ? "" : "s");
+                std::printf("  %s %d warm run%s after the checked one\n", prof.timing ? "timing     " : "warm runs  ", a.repeat, a.repeat == 1 ? "" : "s");
             }
             // Counters and stall sampling each take a run of their own: the
             // Range Profiler replays each kernel, and sampling slows it down.

@@ -50,8 +50,9 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
                     "once more");
     run->add_option("--top", ra.top, "Rows per report section")->capture_default_str();
     run->add_option("--repeat", ra.repeat,
-                    "With --profile timing: run each variant this many times more after the checked run, each launch timed "
-                    "(warm caches; `tklab fidelity` takes their median)")
+                    "On the GPU: run each variant this many times more after the checked run (warm caches); with "
+                    "--profile timing each launch is timed and `tklab fidelity` takes their median. Without it the runs are "
+                    "for a profiler outside tklab (ncu --launch-skip N measures a warm launch)")
         ->check(CLI::Range(0, 1000));
     run->add_option("--stall-period", ra.stall_period,
                     "With --profile stalls: one PC sample per SM every 2^N cycles (CUPTI allows 5-31). Lower samples more: "

@@ -9,10 +9,13 @@
 # "program variant" line matches. CLOCK_CONTROL=none lets the GPU pick its
 # clock as it does outside the profiler (ncu otherwise locks it to base), for
 # measuring the clock a launch runs at (sm__cycles_elapsed.avg.per_second).
+# WARM=N measures the run's launch after N warm ones (tklab_gpu --repeat N,
+# ncu --launch-skip N) with ncu's cache control off, as CUPTI times the
+# fidelity launches: L2 and the instruction cache as the runs before left them.
 #   scripts/gpu/l1_hits.sh [OUTPUT_FILE]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
-case "${1:-}" in -h|--help) sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
+case "${1:-}" in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 out=${1:-/dev/stdout}
 gpu_bin=./build-gpu/tklab_gpu
 [ -x "$gpu_bin" ] || { echo "l1_hits: $gpu_bin not built (scripts/gpu/run.sh)" >&2; exit 1; }
@@ -30,7 +33,7 @@ if [ -n "${METRICS:-}" ]; then
 fi
 gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
 {
-  echo "# L1 and L2 under the fidelity launches — $(date -u +%Y-%m-%d) — $gpu — ncu $(ncu --version | tail -1) — clock control ${CLOCK_CONTROL:-base}"
+  echo "# L1 and L2 under the fidelity launches — $(date -u +%Y-%m-%d) — $gpu — ncu $(ncu --version | tail -1) — clock control ${CLOCK_CONTROL:-base}${WARM:+ — the launch after $WARM warm ones, cache control none}"
   echo "# columns: program variant size launch kernel ${metrics//,/ }"
   echo "# (L1's hit rate for ld.global = lookup_hit / op_ld sectors; cp.async.cg and TMA copies do not look up L1)"
   while read -r name variant one many; do
@@ -38,7 +41,9 @@ gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1)
     [ -n "${CASES:-}" ] && ! grep -Eq "${CASES}" <<<"$name $variant" && continue
     for tag in one many; do
       size=$one; [ "$tag" = many ] && size=$many
-      ncu -c 1 --clock-control "${CLOCK_CONTROL:-base}" --metrics "$metrics" --csv --print-units base "$gpu_bin" run "$name" --variant "$variant" --size "$size" --no-check 2>/dev/null |
+      warm=(); run_warm=()
+      [ -n "${WARM:-}" ] && warm=(--launch-skip "$WARM" --cache-control none) && run_warm=(--repeat "$WARM")
+      ncu -c 1 "${warm[@]}" --clock-control "${CLOCK_CONTROL:-base}" --metrics "$metrics" --csv --print-units base "$gpu_bin" run "$name" --variant "$variant" --size "$size" --no-check "${run_warm[@]}" </dev/null 2>/dev/null |
         python3 scripts/gpu/ncu_table.py "$metrics" "$name $variant $tag "
     done
   done < <(grep -v '^#' scripts/fidelity/timing_cases.txt)
