@@ -8,7 +8,10 @@
 # lines' top stall reason agrees.
 # ARCH is the simulator's cost model (sim/arch/ARCH.json), the one measured on
 # the GPU that recorded the traces: h100 (default) or h200. SIM_ARGS adds
-# options to each simulator run (SIM_ARGS=--l1: the L1 model on).
+# options to each simulator run (SIM_ARGS=--l1: the L1 model on). Occupancy
+# uses ptxas's registers where the build has them (built with nvcc, or
+# TKLAB_COMPILER_FIGURES naming such a build's compiler_figures/), as tklab run
+# does; the report's second line says which.
 #   scripts/fidelity/timing.sh DIR [BUILD_DIR [ARCH]] > results/fidelity_timing_ARCH.txt
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -24,8 +27,13 @@ cases=$(grep -v '^#' scripts/fidelity/timing_cases.txt | grep -c .)
 first=$(ls "$dir"/*__*__one.cbor 2>/dev/null | head -1)
 gpu_name=$([ -n "$first" ] && NO_COLOR=1 "$tklab" report "$first" 2>/dev/null | sed -n 's/.*cost model \(.*\)$/\1/p' | head -1)
 echo "tklab timing fidelity report — $(date -u +%Y-%m-%d) — GPU: ${gpu_name:-unknown} (traces from scripts/gpu/fidelity_timing.sh)"
+# Occupancy uses ptxas's registers where the build has them (a build with nvcc,
+# or TKLAB_COMPILER_FIGURES naming another build's), else the estimate.
+figures=${TKLAB_COMPILER_FIGURES-$build/compiler_figures}
+if [ -n "$figures" ] && [ -d "$figures" ]; then registers="ptxas's (the build's compiler figures)"
+else registers="the simulator's estimate (no compiler figures: a build without nvcc)"; fi
 echo "Simulator: $(git rev-parse --short HEAD 2>/dev/null) on $(nproc) cores of $(sed -n 's/^model name[^:]*: //p' /proc/cpuinfo | head -1);" \
-     "cost model sim/arch/$arch.json${SIM_ARGS:+, tklab run $SIM_ARGS}. Each launch: scripts/fidelity/timing_cases.txt, seed 1."
+     "cost model sim/arch/$arch.json${SIM_ARGS:+, tklab run $SIM_ARGS}; registers $registers. Each launch: scripts/fidelity/timing_cases.txt, seed 1."
 echo
 i=0
 while read -r name variant one many; do

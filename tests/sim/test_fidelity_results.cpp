@@ -2,6 +2,7 @@
 // without and with the L1 model) against what sim/README.md says of them.
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <string>
 #include <vector>
 
@@ -34,7 +35,43 @@ std::string mean_of(const std::string& report) {
     return {};
 }
 
+// A hot line's share of the GPU's samples in a launch's section ("== lesson01
+// solution, one wave (...)", then "   53.9%  lessons/01_tiles/solution.cuh:23  GPU
+// long_scoreboard  simulator ...  agrees"), rounded to a whole per cent, and
+// whether the top reasons agree.
+struct HotLine { std::string share; bool agrees = false; };
+HotLine hot_line(const std::string& report, const std::string& program, const std::string& variant, const std::string& wave,
+                 const std::string& where) {
+    bool in = false;
+    for (const std::string& line : lines_of(kRoot / "results" / report)) {
+        const std::vector<std::string> w = words(line);
+        if (!w.empty() && w[0] == "==") { in = w.size() > 3 && w[1] == program && w[2] == variant + "," && w[3] == wave; continue; }
+        if (!in || w.size() < 6 || w[2] != "GPU") continue;
+        const std::string& at = w[1];
+        if (at.size() < where.size() || at.compare(at.size() - where.size(), where.size(), where) != 0) continue;
+        char buf[16];
+        std::snprintf(buf, sizeof buf, "%.0f%%", std::stod(w[0]));
+        return {buf, w.back() == "agrees"};
+    }
+    FAIL("results/" << report << " has no hot line " << where << " for " << program << " " << variant << " " << wave);
+    return {};
+}
+
 } // namespace
+
+TEST_CASE("fidelity results: sim/README.md's figures for the memory model and conversions are the H200 report's", "[sim][results]") {
+    const std::string report = "fidelity_timing_h200.txt";
+    const std::string readme = one_line(kRoot / "sim" / "README.md");
+    // The bandwidth a later wave's block gets: lesson 7's one-stage ring at many waves.
+    CHECK_THAT(readme, Catch::Contains("ring does at many waves (" + error_of(report, "many", "lesson07", "one_stage") + " against the H200"));
+    // Waits at the line of a load that converts, and of layernorm's first map; the simulator's top reason agrees at both.
+    const HotLine l1 = hot_line(report, "lesson01", "solution", "one", "01_tiles/solution.cuh:23");
+    CHECK_THAT(readme, Catch::Contains("(`long_scoreboard`: " + l1.share + " of lesson 1's samples at one wave, at its `load`)"));
+    CHECK(l1.agrees);
+    const HotLine ln = hot_line(report, "layernorm", "default", "many", "layernorm/layernorm_kernel.cuh:51");
+    CHECK_THAT(readme, Catch::Contains("where the H200 samples " + ln.share + " of its time at many waves"));
+    CHECK(ln.agrees);
+}
 
 TEST_CASE("fidelity results: sim/README.md's figures for the L1 model are the H200 reports'", "[sim][results]") {
     const std::string off = "fidelity_timing_h200.txt", on = "fidelity_timing_h200_l1.txt";
