@@ -795,8 +795,18 @@ void write_register_limit(LineWriter& w, const Trace& t, const Summary& s, const
         } else {
             w.line("  local memory: " + w.bad(fit(local, 70)) + " per thread");
             w.line("    the compiler keeps these in local memory (L1, then L2): each access is a load or store the");
-            w.line("    GPU executes and the simulator does not model; fewer or smaller tiles live at the peak (above)");
-            w.line("    or indices known at compile time keep them in registers");
+            w.line("    GPU executes (long_scoreboard in its PC samples) and the simulator does not model;");
+            if (c.spill_store_bytes || c.spill_load_bytes) {
+                w.line("    fewer or smaller tiles live at the peak (above) or indices known at compile time keep them");
+                w.line("    in registers");
+            } else {
+                // No spills: the frame is an array indexed at run time. In the
+                // tk GEMMs it was a stage's pointer array read as a_s[cur]: an
+                // LDL.64 each k-step, before the first ldmatrix (nvdisasm, sm_90a).
+                w.line("    a frame without spills is an array the code indexes at run time, such as a pointer per");
+                w.line("    stage read as a_s[cur]: pick the element with a select (cur ? a_s[1] : a_s[0]) or");
+                w.line("    index with a compile-time constant to keep it in registers");
+            }
         }
         const RegisterEstimate e = register_estimate(t, s);
         w.line("  without nvcc the simulator would estimate " + std::to_string(e.total) + ": " +

@@ -10,7 +10,10 @@
 #include "sim/compiler_figures.h"
 #include "sim/merge.h"
 #include "sim/simulator.h"
+#include "sim/trace_recorder.h"
+#include "trace/report.h"
 #include "tk/tk.h"
+#include <sstream>
 
 namespace fs = std::filesystem;
 using tklab::sim::parse_ptxas_report;
@@ -54,7 +57,9 @@ struct FiguresFolder {
     std::string old;
     bool had_old = false;
     explicit FiguresFolder(const std::string& text) {
-        dir = fs::temp_directory_path() / ("tklab_test_" + std::to_string(::getpid()) + "_figures");
+        // A folder of its own each time: the simulator reads a folder's reports once.
+        static int made = 0;
+        dir = fs::temp_directory_path() / ("tklab_test_" + std::to_string(::getpid()) + "_figures_" + std::to_string(made++));
         fs::create_directories(dir / "lessons");
         std::ofstream(dir / "lessons" / "figures.cu.txt") << text;
         if (const char* e = std::getenv("TKLAB_COMPILER_FIGURES")) { old = e; had_old = true; }
@@ -129,6 +134,32 @@ TEST_CASE("compiler figures: a launch shows ptxas's registers and occupancy uses
     CHECK(!tklab::sim::last_run().compiler);
     CHECK(std::string(tklab::sim::last_run().stats.occupancy_limit) != "registers");
     ::unsetenv("TKLAB_COMPILER_FIGURES");
+}
+
+TEST_CASE("compiler figures: the report says what a stack frame without spills is, and how to keep it in registers", "[sim][registers]") {
+    std::mt19937 rng(27);
+    tk::device_buffer<tk::bf16> x(16, "x");
+    const tk::gl<tk::bf16> g(x.data(), 1, 1, 4, 4);
+    // The report of one launch with ptxas's figures (a stack frame of `stack`
+    // bytes, `spilled` bytes each way).
+    auto report_with = [&](int stack, int spilled) {
+        FiguresFolder f(report(64 + int(rng() % 64), stack, spilled, spilled, 0));
+        tklab::sim::TraceRecorder rec(tklab::sim::RecorderOptions{});
+        tk::launch("figures", tklab_test_ns::figures_kernel<4>, dim3(1), dim3(128), 0, g);
+        rec.close();
+        std::ostringstream out;
+        tklab::trace::write_report(out, rec.trace());
+        return out.str();
+    };
+    const int frame = 8 * (1 + int(rng() % 4));
+    const std::string arrays = report_with(frame, 0);
+    CHECK_THAT(arrays, Catch::Contains("local memory: " + std::to_string(frame) + " B stack frame per thread"));
+    CHECK_THAT(arrays, Catch::Contains("a frame without spills is an array the code indexes at run time"));
+    CHECK_THAT(arrays, Catch::Contains("(cur ? a_s[1] : a_s[0])"));
+    const std::string spills = report_with(frame, 8);
+    CHECK_THAT(spills, Catch::Contains("8 B spilled"));
+    CHECK_THAT(spills, Catch::Contains("fewer or smaller tiles live at the peak"));
+    CHECK_THAT(spills, !Catch::Contains("a frame without spills"));
 }
 
 namespace {

@@ -238,9 +238,12 @@ void occupancy(const trace::Trace& t, const trace::Launch& l) {
         const trace::CompilerFigures& c = *s.compiler;
         say(kText, "  per thread: %d registers (%s, %s)", c.registers, c.tool.c_str(), c.arch.c_str());
         if (c.stack_bytes || c.spill_store_bytes || c.spill_load_bytes)
+        {
             say(palette::error, "  local memory: %llu B stack frame, %llu B spilled, %llu B reloaded per thread",
                 (unsigned long long)c.stack_bytes, (unsigned long long)c.spill_store_bytes, (unsigned long long)c.spill_load_bytes);
-        else
+            if (!c.spill_store_bytes && !c.spill_load_bytes)  // as the report explains it (trace/report.cpp)
+                dim("  no spills: an array indexed at run time (a_s[cur]); a select (cur ? a_s[1] : a_s[0]) keeps it in registers");
+        } else
             dim("  no local memory: nothing spilled");
         return;
     }
