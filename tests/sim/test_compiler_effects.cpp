@@ -12,6 +12,7 @@
 #include "sim/cost_model.h"
 #include "sim/kernel_source.h"
 #include "sim/simulator.h"
+#include "support/l1_model.h"
 #include "tk/tk.h"
 
 namespace {
@@ -194,9 +195,7 @@ TEST_CASE("compiler effects: a tile op's global loads wait one latency together"
 
 TEST_CASE("compiler effects: a load that converts waits for its data in the op, at its own line", "[sim][memory][alu]") {
     const int l1 = GENERATE(0, 1);  // with the L1 model off (as shipped) and on (tklab run --l1)
-    const int saved_l1 = tklab::sim::options().l1;
-    tklab::sim::options().l1 = l1;
-    struct restore { int v; ~restore() { tklab::sim::options().l1 = v; } } restore_l1{saved_l1};
+    const test_support::l1_model_as l1_model(l1 == 1);
     INFO("L1 model " << (l1 ? "on" : "off"));
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     std::mt19937 rng(37);

@@ -14,6 +14,7 @@
 
 #include "sim/cost_model.h"
 #include "sim/simulator.h"
+#include "support/l1_model.h"
 #include "tk/tk.h"
 
 namespace {
@@ -96,14 +97,6 @@ struct one_sm {
     int saved = tklab::sim::options().sms;
     one_sm() { tklab::sim::options().sms = 1; }
     ~one_sm() { tklab::sim::options().sms = saved; }
-};
-
-// For one test's scope, the L1 model on (the shipped models keep it off:
-// sim/README.md, "L1"), as `tklab run --l1` turns it on.
-struct with_l1 {
-    int saved = tklab::sim::options().l1;
-    with_l1() { tklab::sim::options().l1 = 1; }
-    ~with_l1() { tklab::sim::options().l1 = saved; }
 };
 
 } // namespace
@@ -336,7 +329,7 @@ TEST_CASE("cost model: the instructions around tile ops are the probes' SASS cou
 
 TEST_CASE("memory model: L1 serves a vector every warp of an SM reads; L2 sends it once, unless the loads do not allocate", "[sim][cost_model]") {
     const one_sm sm;
-    const with_l1 l1;
+    const test_support::l1_model_as l1(true);
     std::mt19937 rng(11);
     for (int trial = 0; trial < 3; ++trial) {
         const unsigned blocks = 1 + rng() % 4, warps = blocks * 4;
@@ -364,7 +357,7 @@ TEST_CASE("memory model: L1 serves a vector every warp of an SM reads; L2 sends 
 }
 
 TEST_CASE("memory model: the load/store unit takes a line a cycle, and an L1 hit arrives its latency after", "[sim][cost_model]") {
-    const with_l1 l1;
+    const test_support::l1_model_as l1(true);
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     std::vector<uint32_t> host(512);
     std::mt19937 rng(3);

@@ -4,8 +4,15 @@
 #include "tk/arch/alu.h"
 #include "tk/arch/arch.h"
 #include "tk/common/dtypes.h"
+#include "tk/types/register/rt.h"
 
 namespace tk::detail {
+
+// The elements a lane holds of a register tile or vector.
+template <typename X> TK_HOST_DEVICE constexpr int elements_per_lane() {
+    if constexpr (is_rt_v<X>) return X::height * X::width * X::base::packed_per_thread * 2;
+    else return X::chunks * X::per_chunk;
+}
 
 // A load into registers of another type converts in the op itself, once the
 // data is there: nvcc issues the op's loads, then an instruction an element

@@ -42,7 +42,7 @@ TK_DEVICE void load(RT& dst, const gl<T>& src, coord at, TK_LOC) {
                     p.y = detail::ld_global_one<R, T>(src.ptr(at.b, at.d, r + RT::base::row_of(lane, k, 1), c + RT::base::col_of(lane, k, 1)), loc);
                 }
             }
-    detail::convert_loaded<R, T>(RT::height * RT::width * 8, loc);
+    detail::convert_loaded<R, T>(detail::elements_per_lane<RT>(), loc);
 }
 
 namespace detail {

@@ -44,7 +44,7 @@ TK_DEVICE void load(RT& dst, const ST& src, TK_LOC) {
                 }
             }
         }
-    detail::convert_loaded<T, M>(RT::height * RT::width * 8, loc);
+    detail::convert_loaded<T, M>(detail::elements_per_lane<RT>(), loc);
 }
 
 template <typename ST, typename RT>

@@ -108,12 +108,6 @@ template <typename F> TK_HOST_DEVICE constexpr arch::alu_kind alu_kind_of() {
     else return arch::alu_kind::simple;  // one instruction an element; a user's lambda is priced so too,
 }                                        // plus the tk::arch intrinsics it calls (tk/arch/alu.h)
 
-// The elements a lane holds of a register tile or vector.
-template <typename X> TK_HOST_DEVICE constexpr int elements_per_lane() {
-    if constexpr (is_rt_v<X>) return X::height * X::width * X::base::packed_per_thread * 2;
-    else return X::chunks * X::per_chunk;
-}
-
 // An op's arithmetic on each element of Dst, rounded to Dst's type (a
 // conversion more when that is bf16 or half).
 template <typename Dst>
