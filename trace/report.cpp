@@ -801,11 +801,13 @@ void write_register_limit(LineWriter& w, const Trace& t, const Summary& s, const
                 w.line("    in registers");
             } else {
                 // No spills: the frame is an array indexed at run time. In the
-                // tk GEMMs it was a stage's pointer array read as a_s[cur]: an
-                // LDL.64 each k-step, before the first ldmatrix (nvdisasm, sm_90a).
+                // tk GEMMs it was a stage's pointer array read as *a_s[cur]: an
+                // LDL.64 each k-step, before the first ldmatrix (nvdisasm, sm_90a);
+                // an array of tiles (al.allocate<tile[2]>()) removed it.
                 w.line("    a frame without spills is an array the code indexes at run time, such as a pointer per");
-                w.line("    stage read as a_s[cur]: pick the element with a select (cur ? a_s[1] : a_s[0]) or");
-                w.line("    index with a compile-time constant to keep it in registers");
+                w.line("    stage read as *a_s[cur]: allocate the stages as one array of tiles (auto& a_s =");
+                w.line("    al.allocate<tile[2]>(); a_s[cur] is then address arithmetic), pick the element with a");
+                w.line("    select (cur ? x1 : x0) or index with a compile-time constant");
             }
         }
         const RegisterEstimate e = register_estimate(t, s);

@@ -32,8 +32,8 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(tk::gl<tk::bf16> A, tk::g
     using namespace tk;
     using tile = smem_tile<Swizzle>;
     shared_allocator al;
-    tile* a_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
-    tile* b_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
+    auto& a_s = al.allocate<tile[2]>();
+    auto& b_s = al.allocate<tile[2]>();
 
     const int warp_row = warpid() / 2, warp_col = warpid() % 2;
     const int block_row = int(blockIdx.y), block_col = int(blockIdx.x);
@@ -43,25 +43,25 @@ __global__ void __launch_bounds__(THREADS) gemm_kernel(tk::gl<tk::bf16> A, tk::g
     zero(acc);
     {   tk::region prologue("prologue");  // timeline markers: the GPU's (--profile regions) and the trace's
     // Prologue: stage 0 in flight.
-    group<WARPS>::load_async(*a_s[0], A, {0, 0, block_row, 0});
-    group<WARPS>::load_async(*b_s[0], B, {0, 0, 0, block_col}); }
+    group<WARPS>::load_async(a_s[0], A, {0, 0, block_row, 0});
+    group<WARPS>::load_async(b_s[0], B, {0, 0, 0, block_col}); }
     {   tk::region main_loop("main loop");
     for (int k = 0; k < k_steps; ++k) {
         const int cur = k % 2;
         if (k + 1 < k_steps) {
             // Start the next stage, then wait for all but its two groups (A and B).
-            group<WARPS>::load_async(*a_s[1 - cur], A, {0, 0, block_row, k + 1});
-            group<WARPS>::load_async(*b_s[1 - cur], B, {0, 0, k + 1, block_col});
+            group<WARPS>::load_async(a_s[1 - cur], A, {0, 0, block_row, k + 1});
+            group<WARPS>::load_async(b_s[1 - cur], B, {0, 0, k + 1, block_col});
             load_async_wait<2>();
         } else {
             load_async_wait<0>();
         }
         __syncthreads();  // every thread's copies of stage `cur` have landed
-        if (k == 0 && warpid() == 0) snapshot(*a_s[0], "A tile, k-step 0");  // with --snapshots: the values as they landed
+        if (k == 0 && warpid() == 0) snapshot(a_s[0], "A tile, k-step 0");  // with --snapshots: the values as they landed
         rt_bf<32, BLOCK> a;            // this warp's 32 rows of A's stage
         rt_bf<BLOCK, 32, col_l> b;     // this warp's 32 columns of B's stage
-        load(a, subtile<32, BLOCK>(*a_s[cur], warp_row, 0));
-        load(b, subtile<BLOCK, 32>(*b_s[cur], 0, warp_col));
+        load(a, subtile<32, BLOCK>(a_s[cur], warp_row, 0));
+        load(b, subtile<BLOCK, 32>(b_s[cur], 0, warp_col));
         mma_AB(acc, a, b, acc);
 
         __syncthreads();  // nobody overwrites stage `cur` while others still read it

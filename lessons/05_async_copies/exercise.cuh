@@ -17,8 +17,8 @@ __global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
     // Two stages of A and B tiles in shared memory: stage s is a_s[s], b_s[s].
     // As shipped only stage 0 is used.
     shared_allocator al;
-    tile* a_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
-    tile* b_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
+    auto& a_s = al.allocate<tile[2]>();
+    auto& b_s = al.allocate<tile[2]>();
 
     // This block's 64x64 tile of C, and this warp's 32x32 quarter of it.
     const int block_row = int(blockIdx.y), block_col = int(blockIdx.x);
@@ -42,8 +42,8 @@ __global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
         // k-step k with load_async_wait<N>(): it returns once at most N of
         // this thread's committed groups are still in flight. Which N lets the
         // next stage keep flying? And on the last k-step?
-        group<kWarps>::load(*a_s[cur], A, {0, 0, block_row, k});
-        group<kWarps>::load(*b_s[cur], B, {0, 0, k, block_col});
+        group<kWarps>::load(a_s[cur], A, {0, 0, block_row, k});
+        group<kWarps>::load(b_s[cur], B, {0, 0, k, block_col});
 
         // Every warp reads rows of the tiles that other warps copied.
         __syncthreads();
@@ -51,8 +51,8 @@ __global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
         // The math: this warp's 32 rows of A's tile and 32 columns of B's.
         rt_bf<32, kBlock> a;
         rt_bf<kBlock, 32, col_l> b;
-        load(a, subtile<32, kBlock>(*a_s[cur], warp_row, 0));
-        load(b, subtile<kBlock, 32>(*b_s[cur], 0, warp_col));
+        load(a, subtile<32, kBlock>(a_s[cur], warp_row, 0));
+        load(b, subtile<kBlock, 32>(b_s[cur], 0, warp_col));
         mma_AB(acc, a, b, acc);
 
         // HOLE 4: this barrier keeps any warp from overwriting a stage that

@@ -11,10 +11,10 @@ namespace lesson05::solution {
 using namespace tk;
 
 __global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
-    // 1. Two stages of A and B tiles in shared memory: stage s is a_s[s], b_s[s].
+    // 1. Two stages of A and B tiles in shared memory: stage s is a_s[s], b_s[s] (arrays of tiles).
     shared_allocator al;
-    tile* a_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
-    tile* b_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
+    auto& a_s = al.allocate<tile[2]>();
+    auto& b_s = al.allocate<tile[2]>();
 
     // 2. This block's 64x64 tile of C, and this warp's 32x32 quarter of it.
     const int block_row = int(blockIdx.y), block_col = int(blockIdx.x);
@@ -28,8 +28,8 @@ __global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
     //    issues cp.async (global -> shared, not through registers) and commits
     //    them as one group per call: A's tile is one group, B's another. It
     //    returns at once; nothing has arrived yet.
-    group<kWarps>::load_async(*a_s[0], A, {0, 0, block_row, 0});
-    group<kWarps>::load_async(*b_s[0], B, {0, 0, 0, block_col});
+    group<kWarps>::load_async(a_s[0], A, {0, 0, block_row, 0});
+    group<kWarps>::load_async(b_s[0], B, {0, 0, 0, block_col});
 
     for (int k = 0; k < k_steps; ++k) {
         const int cur = k % 2;  // k-step k lives in stage k % 2
@@ -39,8 +39,8 @@ __global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
         //    just committed (k+1's A and B) may stay in flight. On the last
         //    k-step nothing new starts, so everything must have landed.
         if (k + 1 < k_steps) {
-            group<kWarps>::load_async(*a_s[1 - cur], A, {0, 0, block_row, k + 1});
-            group<kWarps>::load_async(*b_s[1 - cur], B, {0, 0, k + 1, block_col});
+            group<kWarps>::load_async(a_s[1 - cur], A, {0, 0, block_row, k + 1});
+            group<kWarps>::load_async(b_s[1 - cur], B, {0, 0, k + 1, block_col});
             load_async_wait<2>();
         } else {
             load_async_wait<0>();
@@ -55,8 +55,8 @@ __global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
         //    rows of A's tile and 32 columns of B's (ldmatrix), one mma_AB.
         rt_bf<32, kBlock> a;
         rt_bf<kBlock, 32, col_l> b;
-        load(a, subtile<32, kBlock>(*a_s[cur], warp_row, 0));
-        load(b, subtile<kBlock, 32>(*b_s[cur], 0, warp_col));
+        load(a, subtile<32, kBlock>(a_s[cur], warp_row, 0));
+        load(b, subtile<kBlock, 32>(b_s[cur], 0, warp_col));
         mma_AB(acc, a, b, acc);
 
         // 7. The next iteration starts copies into the stage just read (k+2

@@ -54,17 +54,17 @@ TK_DEVICE void multiply(tk::rt_fl<32, 32>& acc, const tk::gl<tk::bf16>& A, const
     using namespace tk;
     if (first >= last) return;
     shared_allocator al;
-    tile* a_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
-    tile* b_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
+    auto& a_s = al.allocate<tile[2]>();
+    auto& b_s = al.allocate<tile[2]>();
     const int block_row = int(blockIdx.y), block_col = int(blockIdx.x);
     const int warp_row = warpid() / 2, warp_col = warpid() % 2;
-    group<kWarps>::load_async(*a_s[0], A, {0, 0, block_row, first});
-    group<kWarps>::load_async(*b_s[0], B, {0, 0, first, block_col});
+    group<kWarps>::load_async(a_s[0], A, {0, 0, block_row, first});
+    group<kWarps>::load_async(b_s[0], B, {0, 0, first, block_col});
     for (int k = first; k < last; ++k) {
         const int cur = (k - first) % 2;
         if (k + 1 < last) {
-            group<kWarps>::load_async(*a_s[1 - cur], A, {0, 0, block_row, k + 1});
-            group<kWarps>::load_async(*b_s[1 - cur], B, {0, 0, k + 1, block_col});
+            group<kWarps>::load_async(a_s[1 - cur], A, {0, 0, block_row, k + 1});
+            group<kWarps>::load_async(b_s[1 - cur], B, {0, 0, k + 1, block_col});
             load_async_wait<2>();
         } else {
             load_async_wait<0>();
@@ -72,8 +72,8 @@ TK_DEVICE void multiply(tk::rt_fl<32, 32>& acc, const tk::gl<tk::bf16>& A, const
         __syncthreads();
         rt_bf<32, kBlock> a;
         rt_bf<kBlock, 32, col_l> b;
-        load(a, subtile<32, kBlock>(*a_s[cur], warp_row, 0));
-        load(b, subtile<kBlock, 32>(*b_s[cur], 0, warp_col));
+        load(a, subtile<32, kBlock>(a_s[cur], warp_row, 0));
+        load(b, subtile<kBlock, 32>(b_s[cur], 0, warp_col));
         mma_AB(acc, a, b, acc);
         __syncthreads();
     }

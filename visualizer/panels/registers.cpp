@@ -242,7 +242,7 @@ void occupancy(const trace::Trace& t, const trace::Launch& l) {
             say(palette::error, "  local memory: %llu B stack frame, %llu B spilled, %llu B reloaded per thread",
                 (unsigned long long)c.stack_bytes, (unsigned long long)c.spill_store_bytes, (unsigned long long)c.spill_load_bytes);
             if (!c.spill_store_bytes && !c.spill_load_bytes)  // as the report explains it (trace/report.cpp)
-                dim("  no spills: an array indexed at run time (a_s[cur]); a select (cur ? a_s[1] : a_s[0]) keeps it in registers");
+                dim("  no spills: an array indexed at run time (*a_s[cur]); stages as one array of tiles (al.allocate<tile[2]>()) avoid it");
         } else
             dim("  no local memory: nothing spilled");
         return;

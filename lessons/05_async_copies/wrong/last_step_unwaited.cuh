@@ -13,27 +13,27 @@ using namespace tk;
 
 __global__ void kernel(gl<bf16> A, gl<bf16> B, gl<float> C) {
     shared_allocator al;
-    tile* a_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
-    tile* b_s[2] = {&al.allocate<tile>(), &al.allocate<tile>()};
+    auto& a_s = al.allocate<tile[2]>();
+    auto& b_s = al.allocate<tile[2]>();
     const int block_row = int(blockIdx.y), block_col = int(blockIdx.x);
     const int warp_row = warpid() / 2, warp_col = warpid() % 2;
     const int k_steps = A.cols / kBlock;
     rt_fl<32, 32> acc;
     zero(acc);
-    group<kWarps>::load_async(*a_s[0], A, {0, 0, block_row, 0});
-    group<kWarps>::load_async(*b_s[0], B, {0, 0, 0, block_col});
+    group<kWarps>::load_async(a_s[0], A, {0, 0, block_row, 0});
+    group<kWarps>::load_async(b_s[0], B, {0, 0, 0, block_col});
     for (int k = 0; k < k_steps; ++k) {
         const int cur = k % 2;
         if (k + 1 < k_steps) {
-            group<kWarps>::load_async(*a_s[1 - cur], A, {0, 0, block_row, k + 1});
-            group<kWarps>::load_async(*b_s[1 - cur], B, {0, 0, k + 1, block_col});
+            group<kWarps>::load_async(a_s[1 - cur], A, {0, 0, block_row, k + 1});
+            group<kWarps>::load_async(b_s[1 - cur], B, {0, 0, k + 1, block_col});
         }
         load_async_wait<2>();  // on the last k-step this must be <0>: nothing newer is in flight
         __syncthreads();
         rt_bf<32, kBlock> a;
         rt_bf<kBlock, 32, col_l> b;
-        load(a, subtile<32, kBlock>(*a_s[cur], warp_row, 0));
-        load(b, subtile<kBlock, 32>(*b_s[cur], 0, warp_col));
+        load(a, subtile<32, kBlock>(a_s[cur], warp_row, 0));
+        load(b, subtile<kBlock, 32>(b_s[cur], 0, warp_col));
         mma_AB(acc, a, b, acc);
         __syncthreads();
     }

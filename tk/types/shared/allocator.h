@@ -1,6 +1,11 @@
 // Hands out shared tiles and vectors from the block's dynamic shared memory,
 // aligned as each type requires (tiles: 1024 bytes, for the swizzle patterns).
+// An array (allocate<tile[2]>() for two pipeline stages) is laid out like its
+// elements one after the other; indexing it with a stage known only at run
+// time is address arithmetic, where an array of pointers to tiles would be
+// kept in local memory and loaded again after every barrier.
 #pragma once
+#include <type_traits>
 #include "tk/common/base.h"
 #include "tk/common/check.h"
 
@@ -38,7 +43,14 @@ struct shared_allocator {
 
 private:
     template <typename T> static constexpr size_t alignment_of() {
-        if constexpr (requires { T::alignment; }) return T::alignment;
+        using E = std::remove_all_extents_t<T>;  // an array: its elements' alignment
+        if constexpr (std::is_array_v<T> && requires { E::alignment; }) {
+            static_assert(sizeof(E) % E::alignment == 0,
+                          "shared_allocator: this array's tiles are smaller than their alignment, so every other "
+                          "one would be misaligned; allocate them one by one");
+            return E::alignment;
+        }
+        else if constexpr (requires { T::alignment; }) return T::alignment;
         else return alignof(T) < 16 ? 16 : alignof(T);
     }
 };
