@@ -83,6 +83,7 @@ scripts/gpu/fidelity_traces.sh "$fid_dir/fidelity" || hw_rc=1
 tar -C "$fid_dir" -czf "$trace_dir/fidelity_traces.tgz" fidelity
 ./build-gpu/bench/cupti_overhead >"$log.cupti" 2>&1; cat "$log.cupti"
 ./build-gpu/bench/region_overhead >"$log.regions" 2>&1; cat "$log.regions"
+scripts/gpu/region_cost.sh "$log.region_cost"; cat "$log.region_cost"  # markers compiled in, not recording
 
 echo "==> the Hopper kernels against torch (cuBLAS, SDPA backends, torch.compile), in one run: scripts/gpu/bench.py"
 bench_rc=0
@@ -133,6 +134,8 @@ PY
   grep -E "regions +[0-9]+ recorded|GPU kernels|gemm_kernel" "$log.prof" | head -3
   grep -E "without|with |overhead|set-up|target" "$log.cupti" | sed 's/^/  CUPTI:   /'
   grep -E "without|with |overhead|target" "$log.regions" | sed 's/^/  regions: /'
+  echo "  markers not recording against compiled out (scripts/gpu/region_cost.sh):"
+  grep -v '^#' "$log.region_cost" 2>/dev/null | sed 's/^/    /'
   echo
   echo "Hardware counters and stall sampling (demo GEMM 4096^3 swizzled, --profile counters,stalls; exit $hw_rc):"
   sed -n '/^Hardware counters/,/^$/p;/^Stall sampling/,/^$/p' "$log.hw" | head -30

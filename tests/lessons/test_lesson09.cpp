@@ -8,6 +8,7 @@
 
 #include "support/known_wrong.h"
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -263,4 +264,35 @@ TEST_CASE("lesson 9, part 2: the README quotes the committed H100 trace's Region
         }
     }
     CHECK(quoted == 3);
+}
+
+TEST_CASE("lesson 9: the README's marker costs are the committed GPU measurements", "[lessons][lesson09]") {
+    const auto dir = lesson_tests::lesson_dir("lessons/09_gpu_profiling");
+    const auto slurp = [](const std::filesystem::path& p) {
+        std::ifstream in(p);
+        REQUIRE(in.good());
+        return std::string{std::istreambuf_iterator<char>(in), {}};
+    };
+    const std::string readme = slurp(dir / "README.md");
+    // Recording: bench/region_overhead's "overhead +N%" line, quoted as "about N%" to one decimal.
+    const std::string h100 = slurp(dir / "../../results/gpu_h100.txt");
+    const auto at = h100.find("regions:   overhead");
+    REQUIRE(at != std::string::npos);
+    const double recording = std::stod(h100.substr(h100.find('+', at) + 1));
+    const auto quoted = readme.find("three markers per warp add about ");
+    REQUIRE(quoted != std::string::npos);
+    CHECK(std::abs(std::stod(readme.substr(quoted + 33)) - recording) < 0.1);
+    // Not recording: "a few per cent" -- every launch of scripts/gpu/region_cost.sh within 10% either way.
+    std::istringstream rows(slurp(dir / "../../results/region_cost_h200.txt"));
+    int launches = 0;
+    for (std::string row; std::getline(rows, row);) {
+        std::istringstream f(row);
+        std::string program, variant, size, markers, out, diff;
+        if (row.empty() || row[0] == '#' || !(f >> program >> variant >> size >> markers >> out >> diff) || program == "program") continue;
+        INFO(row);
+        CHECK(std::abs(std::stod(diff)) <= 10.0);
+        ++launches;
+    }
+    CHECK(launches >= 5);
+    CHECK_THAT(readme, Catch::Contains("a few per cent on a short kernel (results/region_cost_h200.txt"));
 }

@@ -65,7 +65,7 @@ constexpr size_t buffer_bytes(uint32_t warps, uint32_t records_per_warp) {
 
 // What a kernel needs to record: copied to the kernel's translation unit's
 // constant symbol before each launch (tk/host/launch.h). records == nullptr
-// means recording is off, and a marker's memory accesses are predicated off.
+// means recording is off, and a marker branches past its work.
 struct DeviceView {
     Record* records = nullptr;
     uint32_t* counts = nullptr;

@@ -12,9 +12,8 @@
 // region begins and fills it {id, smid, block, warp, %globaltimer and clock64
 // at begin and end, line} (layout: tk/common/region_buffer.h); an open
 // region holds one register. A full slice counts what it drops and never
-// writes past. Without a buffer a marker costs a few constant loads and
-// integer instructions, with every memory access predicated off and no
-// branch (a branch would change the kernel's register allocation). Give it
+// writes past. Without a buffer a marker costs a constant load, a compare and
+// a branch (results/region_cost_h200.txt measures what it costs). Give it
 // a name (`tk::region r(...)`): a nameless temporary ends at once. Nested regions are fine; keep them out of the
 // innermost loops, where a marker's clock reads and store are not free.
 //
@@ -83,12 +82,17 @@ TK_DEVICE uint32_t region_laneid() {
 
 class region {
 public:
-    // Branch-free: a branch here, even one never taken, changes how ptxas
-    // allocates the kernel's registers around it (the demo GEMM went from 80 to
-    // 94). So the index math runs unconditionally and every memory access is
-    // predicated in PTX on "recording, and this is the warp's first active lane".
+    // Not recording, a marker is a compare and a branch on constant memory,
+    // the same for every thread. It used to be branch-free, its counter load
+    // predicated off: the instructions after it still waited for that load to
+    // pass through the load/store unit, which cost the demo GEMM 5-9% of its
+    // time and put a quarter of its stall samples on the store's line as
+    // long_scoreboard (H200, markers compiled in against -DTK_NO_REGIONS;
+    // results/region_cost_h200.txt). Recording, every memory access is
+    // predicated on "this is the warp's first active lane".
     TK_DEVICE explicit region(region_name name, uint32_t line = __builtin_LINE()) {
         const tklab::regions::DeviceView& v = detail::region_view;
+        if (v.records == nullptr) return;
         const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
         const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
         const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
@@ -121,6 +125,7 @@ public:
             : "memory");
     }
     TK_DEVICE ~region() {
+        if (slot_ == kNone) return;  // not recording, or not the lead lane: no clock reads (%globaltimer is slow)
         asm volatile(
             "{\n\t.reg .pred p;\n\t.reg .u64 a, t1, c1;\n\t"
             "setp.ne.u32 p, %0, -1;\n\t"
