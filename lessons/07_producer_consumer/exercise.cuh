@@ -27,16 +27,16 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
     // The ring: kStages slots, each a tile of A, a tile of B and the
     // semaphores "full" and "empty" (lesson.cuh, struct Stage).
     shared_allocator al;
-    Stage* ring[kStages];
-    for (int s = 0; s < kStages; ++s) ring[s] = &al.allocate<Stage>();
+    // the ring's slots one after the other, an array: ring[k % kStages] is address arithmetic
+    auto& ring = al.allocate<Stage[kStages]>();
 
     // One thread sets the semaphores' arrival counts: "full" completes a phase
     // when the producer warp's 32 threads have arrived, "empty" when the 128
     // consumer threads have. Then the block syncs, once.
     if (threadIdx.x == 0)
         for (int s = 0; s < kStages; ++s) {
-            init_semaphore(ring[s]->full, kProducerThreads);
-            init_semaphore(ring[s]->empty, kConsumerThreads);
+            init_semaphore(ring[s].full, kProducerThreads);
+            init_semaphore(ring[s].empty, kConsumerThreads);
         }
     __syncthreads();
 
@@ -46,7 +46,7 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
     if (warpid() == kProducerWarp) {
         // The producer: fills slot k % kStages with the tiles of k-step k.
         for (int k = 0; k < k_steps; ++k) {
-            Stage& st = *ring[k % kStages];
+            Stage& st = ring[k % kStages];
             const int phase = phase_of(k);
             (void)phase;
 
@@ -71,7 +71,7 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
     zero(acc);
 
     for (int k = 0; k < k_steps; ++k) {
-        Stage& st = *ring[k % kStages];
+        Stage& st = ring[k % kStages];
         const int phase = phase_of(k);
         (void)phase;
 

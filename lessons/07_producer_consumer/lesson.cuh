@@ -43,9 +43,9 @@ using tile = tk::st_bf<kBlock, kBlock>;  // 64 x 64 bf16 (8 KB), swizzled: no ba
 
 // One slot of the ring: a tile of A, a tile of B, and the two semaphores
 // that say who may touch them. Allocate with tk::shared_allocator
-// (al.allocate<Stage>()): the tiles must sit in the block's dynamic shared
+// (al.allocate<Stage[kStages]>()): the tiles must sit in the block's dynamic shared
 // memory, 1024-byte aligned for their swizzle.
-struct Stage {
+struct alignas(1024) Stage {  // a whole number of KiB, so an array of slots keeps each aligned
     static constexpr int alignment = 1024;
     tile a;                // A's 64x64 tile (the block's rows, k-step k)
     tile b;                // B's 64x64 tile (k-step k, the block's columns)

@@ -19,8 +19,8 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
     // 1. The ring: kStages slots, each a tile of A, a tile of B, and the
     //    semaphores "full" and "empty" (lesson.cuh, struct Stage).
     shared_allocator al;
-    Stage* ring[kStages];
-    for (int s = 0; s < kStages; ++s) ring[s] = &al.allocate<Stage>();
+    // the ring's slots one after the other, an array: ring[k % kStages] is address arithmetic
+    auto& ring = al.allocate<Stage[kStages]>();
 
     // 2. One thread sets up the semaphores: how many arrivals complete a
     //    phase. "full" counts the producer warp's 32 threads (each arrives
@@ -30,8 +30,8 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
     //    wait only for what they need.
     if (threadIdx.x == 0)
         for (int s = 0; s < kStages; ++s) {
-            init_semaphore(ring[s]->full, kProducerThreads);
-            init_semaphore(ring[s]->empty, kConsumerThreads);
+            init_semaphore(ring[s].full, kProducerThreads);
+            init_semaphore(ring[s].empty, kConsumerThreads);
         }
     __syncthreads();
 
@@ -42,7 +42,7 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
         // 3. The producer: k-step k goes to slot k % kStages, round
         //    k / kStages of that slot.
         for (int k = 0; k < k_steps; ++k) {
-            Stage& st = *ring[k % kStages];
+            Stage& st = ring[k % kStages];
             const int phase = phase_of(k);
 
             // Wait until the consumers have released this slot's previous
@@ -72,7 +72,7 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
     zero(acc);
 
     for (int k = 0; k < k_steps; ++k) {
-        Stage& st = *ring[k % kStages];
+        Stage& st = ring[k % kStages];
         const int phase = phase_of(k);
 
         // Wait until the producer has filled this slot for this round.

@@ -49,8 +49,8 @@ struct globals {
     tk::gl<float> C;
 };
 
-// One slot of the ring. Allocate with tk::shared_allocator (al.allocate<Stage>()).
-struct Stage {
+// One slot of the ring. Allocate the ring with tk::shared_allocator (al.allocate<Stage[kStages]>()).
+struct alignas(1024) Stage {  // a whole number of KiB, so an array of slots keeps each aligned
     static constexpr int alignment = 1024;
     a_tile a;              // A's 64 x 64 tile (the block's rows, k-step k)
     b_tile b;              // B's 64 x 128 tile (k-step k, the block's columns)

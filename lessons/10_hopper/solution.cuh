@@ -9,15 +9,15 @@ using namespace tk;
 
 __global__ void __launch_bounds__(kThreads) kernel(const __grid_constant__ globals g) {
     shared_allocator al;
-    Stage* ring[kStages];
-    for (int s = 0; s < kStages; ++s) ring[s] = &al.allocate<Stage>();
+    // the ring's slots one after the other, an array: ring[k % kStages] is address arithmetic
+    auto& ring = al.allocate<Stage[kStages]>();
 
     // "full": one arrival (the producer's thread) plus the bytes it announces;
     // "empty": one arrival per consumer warp.
     if (threadIdx.x == 0)
         for (int s = 0; s < kStages; ++s) {
-            init_semaphore(ring[s]->full, 1);
-            init_semaphore(ring[s]->empty, kConsumerWarps);
+            init_semaphore(ring[s].full, 1);
+            init_semaphore(ring[s].empty, kConsumerWarps);
         }
     __syncthreads();
 
@@ -28,7 +28,7 @@ __global__ void __launch_bounds__(kThreads) kernel(const __grid_constant__ globa
         // One thread moves every tile: a bulk copy is one instruction per box.
         if (warpgroup::laneid() == 0)
             for (int k = 0; k < k_steps; ++k) {
-                Stage& st = *ring[k % kStages];
+                Stage& st = ring[k % kStages];
                 const int phase = (k / kStages) % 2;
                 wait(st.empty, phase ^ 1);          // round 0: a fresh barrier's "previous" phase counts as done
                 tma::expect<a_tile, b_tile>(st.full);  // arrive, and expect 8192 + 16384 bytes
@@ -42,7 +42,7 @@ __global__ void __launch_bounds__(kThreads) kernel(const __grid_constant__ globa
     rt_fl<16, kBN> acc;
     zero(acc);
     for (int k = 0; k < k_steps; ++k) {
-        Stage& st = *ring[k % kStages];
+        Stage& st = ring[k % kStages];
         wait(st.full, (k / kStages) % 2);
         warpgroup::mma_AB(acc, st.a, st.b);   // four wgmma m64n128k16, both operands in shared memory
         warpgroup::mma_async_wait<0>();       // done reading the slot...

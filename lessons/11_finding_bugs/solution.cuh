@@ -23,7 +23,7 @@ __device__ inline void start_chunk(Stage& st, const float* row, int c, int chunk
 __global__ void kernel(gl<float> X, gl<float> OUT) {
     // 1. Two stages, the warps' sums, and the mbarrier that says they are in.
     shared_allocator al;
-    Stage* stage[2] = {&al.allocate<Stage>(), &al.allocate<Stage>()};
+    auto& stage = al.allocate<Stage[2]>();
     Sums& sums = al.allocate<Sums>();
     semaphore& sums_ready = al.allocate<semaphore>();
 
@@ -38,12 +38,12 @@ __global__ void kernel(gl<float> X, gl<float> OUT) {
 
     // 3. The row, chunk by chunk, double-buffered as in lesson 5: chunk c+1's
     //    copies fly while the block works on chunk c.
-    start_chunk(*stage[0], x, 0, chunks);
+    start_chunk(stage[0], x, 0, chunks);
     float acc = 0;
     for (int c = 0; c < chunks; ++c) {
-        Stage& st = *stage[c % 2];
+        Stage& st = stage[c % 2];
         if (c + 1 < chunks) {
-            start_chunk(*stage[(c + 1) % 2], x, c + 1, chunks);
+            start_chunk(stage[(c + 1) % 2], x, c + 1, chunks);
             load_async_wait<1>();  // chunk c has landed; c+1 may still fly
         } else {
             load_async_wait<0>();

@@ -17,13 +17,13 @@ __device__ inline int phase_of(int k) { return (k / kStages) % 2; }
 
 __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
     shared_allocator al;
-    Stage* ring[kStages];
-    for (int s = 0; s < kStages; ++s) ring[s] = &al.allocate<Stage>();
+    // the ring's slots one after the other, an array: ring[k % kStages] is address arithmetic
+    auto& ring = al.allocate<Stage[kStages]>();
 
     if (threadIdx.x == 0)
         for (int s = 0; s < kStages; ++s) {
-            init_semaphore(ring[s]->full, kProducerThreads);
-            init_semaphore(ring[s]->empty, kConsumerThreads);
+            init_semaphore(ring[s].full, kProducerThreads);
+            init_semaphore(ring[s].empty, kConsumerThreads);
         }
     __syncthreads();
 
@@ -32,7 +32,7 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
 
     if (warpid() == kProducerWarp) {
         for (int k = 0; k < k_steps; ++k) {
-            Stage& st = *ring[k % kStages];
+            Stage& st = ring[k % kStages];
             const int phase = phase_of(k);
 
             wait(st.empty, phase ^ 1);
@@ -50,7 +50,7 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
     zero(acc);
 
     for (int k = 0; k < k_steps; ++k) {
-        Stage& st = *ring[k % kStages];
+        Stage& st = ring[k % kStages];
         const int phase = phase_of(k);
 
         wait(st.full, phase);

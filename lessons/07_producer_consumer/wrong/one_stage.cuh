@@ -15,13 +15,13 @@ __device__ inline int phase_of(int k) { return k % 2; }  // every k-step is a ne
 
 __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
     shared_allocator al;
-    Stage* ring[1];  // one slot where the lesson has room for kStages
-    for (int s = 0; s < 1; ++s) ring[s] = &al.allocate<Stage>();
+    // the ring as an array of slots, as in the lesson, but of one
+    auto& ring = al.allocate<Stage[1]>();  // one slot where the lesson has room for kStages
 
     if (threadIdx.x == 0)
         for (int s = 0; s < 1; ++s) {
-            init_semaphore(ring[s]->full, kProducerThreads);
-            init_semaphore(ring[s]->empty, kConsumerThreads);
+            init_semaphore(ring[s].full, kProducerThreads);
+            init_semaphore(ring[s].empty, kConsumerThreads);
         }
     __syncthreads();
 
@@ -30,7 +30,7 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
 
     if (warpid() == kProducerWarp) {
         for (int k = 0; k < k_steps; ++k) {
-            Stage& st = *ring[0];
+            Stage& st = ring[0];
             const int phase = phase_of(k);
 
             wait(st.empty, phase ^ 1);
@@ -49,7 +49,7 @@ __global__ void kernel(gl<bf16> a, gl<bf16> b, gl<float> c) {
     zero(acc);
 
     for (int k = 0; k < k_steps; ++k) {
-        Stage& st = *ring[0];
+        Stage& st = ring[0];
         const int phase = phase_of(k);
 
         wait(st.full, phase);

@@ -20,19 +20,19 @@ __device__ inline void start_chunk(Stage& st, const float* row, int c, int chunk
 
 __global__ void kernel(gl<float> X, gl<float> OUT) {
     shared_allocator al;
-    Stage* stage[2] = {&al.allocate<Stage>(), &al.allocate<Stage>()};
+    auto& stage = al.allocate<Stage[2]>();
     Sums& sums = al.allocate<Sums>();
     semaphore& sums_ready = al.allocate<semaphore>();
     const int row = int(blockIdx.x), t = int(threadIdx.x);
     const int chunks = X.cols / kChunk;
     const float* x = X.ptr(0, 0, row, 0);
     if (t == 0) init_semaphore(sums_ready, kWarps);
-    start_chunk(*stage[0], x, 0, chunks);
+    start_chunk(stage[0], x, 0, chunks);
     float acc = 0;
     for (int c = 0; c < chunks; ++c) {
-        Stage& st = *stage[c % 2];
+        Stage& st = stage[c % 2];
         if (c + 1 < chunks) {
-            start_chunk(*stage[(c + 1) % 2], x, c + 1, chunks);
+            start_chunk(stage[(c + 1) % 2], x, c + 1, chunks);
             load_async_wait<1>();
         } else {
             load_async_wait<0>();
