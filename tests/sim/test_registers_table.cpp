@@ -53,4 +53,8 @@ TEST_CASE("registers table: sim/README.md quotes its summary and its misses", "[
     const Row& one = row(rows, "lesson07", "one_stage", "lesson07");
     CHECK_THAT(readme, Catch::Contains("lesson 7's two-stage " + std::to_string(two.ptxas) + " and one-stage " + std::to_string(one.ptxas) +
                                        " (" + std::to_string(one.estimate) + ")"));
+    const Row& l5 = row(rows, "lesson05", "solution", "lesson05");
+    const Row& l9 = row(rows, "lesson09", "solution", "lesson09");
+    CHECK_THAT(readme, Catch::Contains("lesson 5 with three `tk::region` markers, gets " + std::to_string(l9.ptxas) + " where lesson 5 gets " +
+                                       std::to_string(l5.ptxas)));
 }
