@@ -2,12 +2,15 @@
 // and returns when it has finished.
 //   TK_LAUNCH(my_kernel, grid, block, shared_bytes, args...);
 #pragma once
+#include <cstdio>
+#include <cstdlib>
 #include <stdexcept>
 #include <string>
 #include <utility>
 #include "tk/common/base.h"
 #include "tk/common/region_buffer.h"
 #include "tk/host/device_buffer.h"
+#include "tk/host/gpu_wait.h"
 #include "tk/ops/warp/debug/region.h"
 
 namespace tk {
@@ -79,6 +82,16 @@ void launch_and_wait(const char* name, Kernel kernel, dim3 grid, dim3 block, siz
         ~regions_guard() { if (on) regions_after_launch(); }
     } regions{regions_before_launch(name, grid, block)};
     cuda_check(start(), name);
+    // Polled, not cudaDeviceSynchronize: a deadlocked kernel must not hang the run (tk/host/gpu_wait.h).
+    cudaError_t state = cudaSuccess;
+    const double limit = host::gpu_wait_limit_s();
+    if (!host::poll_until_done([&] { return (state = cudaStreamQuery(nullptr)) != cudaErrorNotReady; }, limit)) {
+        const std::string m = host::hung_launch_message(name, limit);
+        std::fputs(m.c_str(), stderr);
+        std::fflush(stderr);
+        std::_Exit(124);  // no destructors: freeing device memory would wait for the kernel too
+    }
+    cuda_check(state, name);
     cuda_check(cudaDeviceSynchronize(), name);
 }
 
