@@ -15,6 +15,8 @@
 #   scripts/gpu/l1_hits.sh [OUTPUT_FILE]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# Under the tool a kernel runs many times slower: tk::launch's hung-kernel limit (tk/host/gpu_wait.h) goes up.
+export TKLAB_GPU_TIMEOUT=${TKLAB_GPU_TIMEOUT:-600}
 case "${1:-}" in -h|--help) sed -n '2,15p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 out=${1:-/dev/stdout}
 gpu_bin=./build-gpu/tklab_gpu

@@ -7,6 +7,8 @@
 #   scripts/gpu/sanitizer.sh [OUTPUT_FILE]
 set -uo pipefail
 cd "$(dirname "$0")/../.."
+# Under the tool a kernel runs many times slower: tk::launch's hung-kernel limit (tk/host/gpu_wait.h) goes up.
+export TKLAB_GPU_TIMEOUT=${TKLAB_GPU_TIMEOUT:-600}
 out=${1:-/dev/stdout}
 prefix=()
 if ls .deps/*.deb >/dev/null 2>&1; then
