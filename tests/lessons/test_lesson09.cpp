@@ -268,14 +268,10 @@ TEST_CASE("lesson 9, part 2: the README quotes the committed H100 trace's Region
 
 TEST_CASE("lesson 9: the README's marker costs are the committed GPU measurements", "[lessons][lesson09]") {
     const auto dir = lesson_tests::lesson_dir("lessons/09_gpu_profiling");
-    const auto slurp = [](const std::filesystem::path& p) {
-        std::ifstream in(p);
-        REQUIRE(in.good());
-        return std::string{std::istreambuf_iterator<char>(in), {}};
-    };
-    const std::string readme = slurp(dir / "README.md");
+    using lesson_tests::read_text;
+    const std::string readme = read_text(dir / "README.md");
     // Recording: bench/region_overhead's "overhead +N%" line, quoted as "about N%" to one decimal.
-    const std::string h100 = slurp(dir / "../../results/gpu_h100.txt");
+    const std::string h100 = read_text(dir / "../../results/gpu_h100.txt");
     const auto at = h100.find("regions:   overhead");
     REQUIRE(at != std::string::npos);
     const double recording = std::stod(h100.substr(h100.find('+', at) + 1));
@@ -283,7 +279,7 @@ TEST_CASE("lesson 9: the README's marker costs are the committed GPU measurement
     REQUIRE(quoted != std::string::npos);
     CHECK(std::abs(std::stod(readme.substr(quoted + 33)) - recording) < 0.1);
     // Not recording: "a few per cent" -- every launch of scripts/gpu/region_cost.sh within 10% either way.
-    std::istringstream rows(slurp(dir / "../../results/region_cost_h200.txt"));
+    std::istringstream rows(read_text(dir / "../../results/region_cost_h200.txt"));
     int launches = 0;
     for (std::string row; std::getline(rows, row);) {
         std::istringstream f(row);
