@@ -168,7 +168,7 @@ int cmd_run(const RunArgs& a) {
         fail_usage(std::string("--arch: ") + e.what());
     }
     tklab::sim::options().arch = a.arch;
-    if (a.l1) tklab::sim::options().l1 = 1;
+    if (a.l1 >= 0) tklab::sim::options().l1 = a.l1;
     tklab::sim::options().keep_blocks = false;  // the recorder streams them
     {
         std::string why;  // the parser has checked the names already

@@ -63,9 +63,11 @@ ParsedCommandLine parse_command_line(int argc, const char* const* argv) {
     run->add_option("--timeline-blocks", ra.timeline,
                     "Blocks with a full timeline: first-wave, all, none, or a list like 0-3,7 (statistics always cover all)")
         ->capture_default_str();
-    run->add_flag("--l1", ra.l1,
-                  "Model the L1 cache and the load/store unit (sim/README.md, \"L1\"): measured, tested, and off in the "
-                  "shipped cost models until the lessons' figures are regenerated with it");
+    auto* l1_on = run->add_flag_callback("--l1", [&ra] { ra.l1 = 1; },
+                                         "Model the L1 cache and the load/store unit (sim/README.md, \"L1\"): the shipped cost models do");
+    run->add_flag_callback("--no-l1", [&ra] { ra.l1 = 0; },
+                           "Leave L1 out: every global load goes to L2, as the model did before L1 was measured")
+        ->excludes(l1_on);
     run->add_flag("--all-lanes", ra.all_lanes, "Keep per-lane addresses of every shared-memory instruction, not only conflicted ones");
     run->add_flag("--snapshots", ra.snapshots, "Record tile values at each tk::snapshot() in the kernel");
     run->add_option("--top", ra.top, "Rows per report section")->capture_default_str();

@@ -49,7 +49,7 @@ struct RunArgs {
     size_t top = 5;
     int threads = 0;
     std::string arch = "h100";  // simulator: the cost model, sim/arch/<arch>.json or a file
-    bool l1 = false;            // simulator: model L1 (sim/README.md, "L1") though the cost model keeps it off
+    int l1 = -1;                // simulator: --l1 1, --no-l1 0, else as the cost model says (sim/README.md, "L1")
     // GPU: with --profile timing, runs of each variant after the checked one,
     // each timed by CUPTI (warm caches and code: the fidelity report's kernel time).
     int repeat = 0;

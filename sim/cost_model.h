@@ -53,7 +53,7 @@ struct CostModel {
     // lsu_cycles_per_instruction and lsu_cycles_per_line per 128-byte line.
     // L1 and shared memory share l1_shared_bytes_per_sm; the driver gives
     // shared memory the smallest carveout (KiB) that holds the resident blocks'.
-    bool l1_modelled = false;  // "l1_modelled": the shipped models keep it off for now (sim/README.md, "L1")
+    bool l1_modelled = false;  // "l1_modelled": on in the shipped models (sim/README.md, "L1")
     int global_l1_latency = 0;
     double lsu_cycles_per_instruction = 1, lsu_cycles_per_line = 0.5;
     int64_t l1_shared_bytes_per_sm = 0;

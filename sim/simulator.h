@@ -15,7 +15,7 @@ struct Options {
     int host_threads = 0;          // 0: $TKLAB_SIM_THREADS, else 1. Results never depend on it.
     std::string arch = "h100";     // cost model: sim/arch/<arch>.json
     // The L1 model (sim/README.md, "L1") on or off whatever the cost model
-    // says (-1: as it says; the shipped models keep it off for now).
+    // says (-1: as it says; the shipped models have it on; tklab run --no-l1 turns it off).
     int l1 = -1;
     // The SM count multiprocessors() reports (0: the cost model's). A small one
     // makes a persistent kernel walk several work items per block in a small run.

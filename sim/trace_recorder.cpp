@@ -61,7 +61,7 @@ TraceRecorder::TraceRecorder(RecorderOptions opt) : opt_(std::move(opt)), agg_(s
     trace_.problem = opt_.problem;
     trace_.seed = opt_.seed;
     trace_.arch = trace::json::parse(CostModel::load(options().arch).source_json);
-    if (options().l1 >= 0) trace_.arch["l1_modelled"] = options().l1 == 1;  // as the run had it (tklab run --l1)
+    if (options().l1 >= 0) trace_.arch["l1_modelled"] = options().l1 == 1;  // as the run had it (tklab run --l1 / --no-l1)
     trace_.recording = opt_.recording;
     for (int i = 0; i < int(Op::count_); ++i) trace_.ops.push_back(op_name(Op(i)));
     for (int i = 0; i < int(Stall::count_); ++i) trace_.stalls.push_back(stall_name(Stall(i)));
@@ -296,6 +296,7 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.store_ack_cycles = st.store_ack_cycles;
     s.blocks_together = st.blocks_together;
     s.global_bytes = st.global_bytes;
+    s.global_write_bytes = st.global_write_bytes;
     s.l1_hit_bytes = st.l1_hit_bytes;
     s.overhead_instructions = st.overhead_instructions;
     s.dram_bytes = st.dram_bytes;

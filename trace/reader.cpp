@@ -577,7 +577,7 @@ private:
         s.est_kernel_cycles = u("est_kernel_cycles");
         // The kernel time's parts came later within version 1: optional.
         for (auto [k, v] : {std::pair{"wave_cycles", &s.wave_cycles}, {"store_ack_cycles", &s.store_ack_cycles}, {"global_bytes", &s.global_bytes}, {"dram_bytes", &s.dram_bytes},
-                            {"l1_hit_bytes", &s.l1_hit_bytes},
+                            {"l1_hit_bytes", &s.l1_hit_bytes}, {"global_write_bytes", &s.global_write_bytes},
                             {"l2_cycles", &s.l2_cycles}, {"dram_cycles", &s.dram_cycles},
                             {"launch_overhead_cycles", &s.launch_overhead_cycles}, {"overhead_instructions", &s.overhead_instructions}})
             if (r.contains(k)) *v = u(k);

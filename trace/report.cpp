@@ -587,9 +587,12 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
                                  (s.overhead_instructions ? " (+ about " + num(s.overhead_instructions) + " of address arithmetic, as time)"
                                                           : std::string()));
     // The L1 model (sim/README.md, "L1"): loads it served never reached L2.
-    if (s.l1_hit_bytes > 0)
-        row("L1 hits", megabytes(s.l1_hit_bytes) + " of the loads' sectors came from L1; " + megabytes(s.global_bytes) +
-                           " went to L2");
+    // Stores pass L1 by: their bytes are said apart (older traces lack them).
+    if (s.l1_hit_bytes > 0) {
+        const uint64_t loads_l2 = minus(s.global_bytes, s.global_write_bytes);
+        row("L1 hits", megabytes(s.l1_hit_bytes) + " of the loads' sectors came from L1, " + megabytes(loads_l2) + " from L2" +
+                           (s.global_write_bytes ? " (and " + megabytes(s.global_write_bytes) + " of stores went to L2)" : std::string()));
+    }
 
     const SmemTotals sm = smem_total(s);
     const uint64_t extra = minus(sm.wavefronts, sm.ideal);

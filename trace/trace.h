@@ -110,6 +110,7 @@ struct Summary {
     uint64_t store_ack_cycles = 0;        // of it, from its last block's exit until L2 acknowledged the stores (older: 0)
     int blocks_together = 0;              // blocks simulated together on an SM at most (0: older traces, one at a time)
     uint64_t global_bytes = 0, dram_bytes = 0;  // global traffic to L2 in whole sectors; of it, DRAM's
+    uint64_t global_write_bytes = 0;            // of global_bytes, the stores' (older traces: 0)
     uint64_t l1_hit_bytes = 0;                  // loads' sectors L1 served instead (older traces: 0)
     uint64_t overhead_instructions = 0;         // address arithmetic around tile ops' memory instructions (charged as time)
     uint64_t l2_cycles = 0, dram_cycles = 0;    // that traffic over the bandwidth the SMs share

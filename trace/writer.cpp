@@ -246,6 +246,7 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"store_ack_cycles", s.store_ack_cycles},
             {"blocks_together", s.blocks_together},
             {"global_bytes", s.global_bytes},
+            {"global_write_bytes", s.global_write_bytes},
             {"l1_hit_bytes", s.l1_hit_bytes},
             {"overhead_instructions", s.overhead_instructions},
             {"dram_bytes", s.dram_bytes},

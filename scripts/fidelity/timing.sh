@@ -8,7 +8,7 @@
 # lines' top stall reason agrees.
 # ARCH is the simulator's cost model (sim/arch/ARCH.json), the one measured on
 # the GPU that recorded the traces: h100 (default) or h200. SIM_ARGS adds
-# options to each simulator run (SIM_ARGS=--l1: the L1 model on). Occupancy
+# options to each simulator run (SIM_ARGS=--no-l1: the L1 model off). Occupancy
 # uses ptxas's registers where the build has them (built with nvcc, or
 # TKLAB_COMPILER_FIGURES naming such a build's compiler_figures/), as tklab run
 # does; the report's second line says which.

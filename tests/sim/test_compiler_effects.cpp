@@ -194,7 +194,7 @@ TEST_CASE("compiler effects: a tile op's global loads wait one latency together"
 }
 
 TEST_CASE("compiler effects: a load that converts waits for its data in the op, at its own line", "[sim][memory][alu]") {
-    const int l1 = GENERATE(0, 1);  // with the L1 model off (as shipped) and on (tklab run --l1)
+    const int l1 = GENERATE(0, 1);  // with the L1 model off (tklab run --no-l1) and on (as shipped)
     const test_support::l1_model_as l1_model(l1 == 1);
     INFO("L1 model " << (l1 ? "on" : "off"));
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");

@@ -177,6 +177,7 @@ TEST_CASE("cost model: every measured figure is the calibration run's it names",
 }
 
 TEST_CASE("memory model: buffers that fit in L2 are read at L2's latency, and every sector counts", "[sim][cost_model]") {
+    const test_support::l1_model_as l1(false);  // L2 and DRAM alone: L1's own tests are below
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     for (unsigned seed = 1; seed <= 3; ++seed) {
         const unsigned blocks = 1 + seed * 3;
@@ -237,6 +238,7 @@ TEST_CASE("memory model: the first wave's blocks load at the fair share; a later
 }
 
 TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is bound by its bandwidth", "[sim][cost_model]") {
+    const test_support::l1_model_as l1(false);  // L2 and DRAM alone: L1's own tests are below
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     // The input holds data (uploaded) beyond L2's size, of which the kernel
     // reads the start: the launch's data is in DRAM, and a buffer that big
@@ -269,6 +271,7 @@ TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is
 }
 
 TEST_CASE("memory model: with the launch's data in DRAM, a buffer under half the L2 is read from L2", "[sim][cost_model]") {
+    const test_support::l1_model_as l1(false);  // L2 and DRAM alone: L1's own tests are below
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     // Data beyond L2's size in a buffer the kernel never reads; the one it
     // reads (a table, say) stays in L2 while big ones stream past it.
@@ -283,6 +286,7 @@ TEST_CASE("memory model: with the launch's data in DRAM, a buffer under half the
 }
 
 TEST_CASE("memory model: a fresh buffer the launch only writes takes no room in L2 from its reads", "[sim][cost_model]") {
+    const test_support::l1_model_as l1(false);  // L2 and DRAM alone: L1's own tests are below
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     // Nothing has written this one: no correct kernel reads it, so the launch's
     // reads still fit in L2. It still counts towards what DRAM must take.
@@ -381,9 +385,12 @@ TEST_CASE("memory model: the load/store unit takes a line a cycle, and an L1 hit
     }
 }
 
-TEST_CASE("memory model: with the L1 model off (the shipped models), every load goes to L2", "[sim][cost_model]") {
+TEST_CASE("memory model: with the L1 model off (tklab run --no-l1), every load goes to L2", "[sim][cost_model]") {
     const one_sm sm;
-    REQUIRE_FALSE(tklab::sim::CostModel::load("h100").l1_modelled);
+    // The shipped models have it on; the option turns it off.
+    REQUIRE(tklab::sim::CostModel::load("h100").l1_modelled);
+    REQUIRE(tklab::sim::CostModel::load("h200").l1_modelled);
+    const test_support::l1_model_as l1(false);
     std::vector<uint32_t> host(128, 7);
     tk::device_buffer<uint32_t> in(host.size(), host, "in"), out(size_t(8) * 128, "out");
     tk::launch("shared_vector", shared_vector_kernel, dim3(2), dim3(128), 0, in.data(), out.data(), 0);

@@ -74,7 +74,7 @@ TEST_CASE("fidelity results: sim/README.md's figures for the memory model and co
 }
 
 TEST_CASE("fidelity results: sim/README.md's figures for the L1 model are the H200 reports'", "[sim][results]") {
-    const std::string off = "fidelity_timing_h200.txt", on = "fidelity_timing_h200_l1.txt";
+    const std::string off = "fidelity_timing_h200_no_l1.txt", on = "fidelity_timing_h200.txt";
     const std::string readme = one_line(kRoot / "sim" / "README.md");
     auto both = [&](const std::string& program, const std::string& variant) {
         return "from " + error_of(off, "one", program, variant) + " to " + error_of(on, "one", program, variant);

@@ -1,5 +1,5 @@
 // The simulator's L1 model on or off for one test's scope, restored after
-// (the shipped cost models keep it off; `tklab run --l1` turns it on).
+// (the shipped cost models have it on; `tklab run --no-l1` turns it off).
 #pragma once
 #include "sim/simulator.h"
 
