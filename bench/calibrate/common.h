@@ -113,6 +113,7 @@ void run_async(Ctx& c);
 void run_frontend(Ctx& c);
 void run_alu(Ctx& c);
 void run_stores(Ctx& c);  // global store bandwidth and the load/store unit's rate
+void run_lsu_queue(Ctx& c);  // how deep the load/store unit's queue is (lsu_queue.cu)
 int run_overhead_probes(int iters, bool timing);  // scripts/gpu/calibrate.sh --only overhead
 
 } // namespace cal

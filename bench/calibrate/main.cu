@@ -3,7 +3,7 @@
 // uses, in SM cycles, and writes them as JSON. scripts/gpu/calibrate.sh
 // builds and runs it, adds the machine's details, and prints the comparison
 // with the model's figures.
-//   calibrate OUT.json [--only issue,shared,tensor,global,async,frontend,alu,stores]
+//   calibrate OUT.json [--only issue,shared,tensor,global,async,frontend,alu,stores,lsu_queue]
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
         if (!std::strcmp(argv[i], "--overhead-timing")) return cal::run_overhead_probes(0, true);
         if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
-            std::printf("usage: calibrate OUT.json [--only issue,shared,tensor,global,async,frontend,alu,stores]\n"
+            std::printf("usage: calibrate OUT.json [--only issue,shared,tensor,global,async,frontend,alu,stores,lsu_queue]\n"
                         "       calibrate --empty-kernel   (10 launches of an empty kernel, for ncu)\n"
                         "       calibrate --overhead-probes ITERS   (each tile-op probe once, ITERS calls, for ncu)\n"
                         "       calibrate --overhead-timing   (each tile-op probe's cycles per call, one warp per sub-partition)\n");
@@ -81,6 +81,7 @@ int main(int argc, char** argv) {
     if (want("frontend")) cal::run_frontend(c);
     if (want("alu")) cal::run_alu(c);
     if (want("stores")) cal::run_stores(c);
+    if (want("lsu_queue")) cal::run_lsu_queue(c);
     const double mhz1 = cal::measure_clock_mhz(c, 50);
     std::printf("SM clock at the end: %.0f MHz\n", mhz1);
     c.add("sm_clock_mhz", 0.5 * (mhz0 + mhz1), "MHz",

@@ -11,7 +11,7 @@
 # OUTPUT_JSON   default results/calibration_h100.json
 # --arch NAME   the cost model to compare with, sim/arch/NAME.json (default h100)
 # --only F,...  run some families only: issue, shared, tensor, async, global, frontend, alu,
-#               stores, overhead (needs ncu; also times each probe)
+#               stores, lsu_queue, overhead (needs ncu; also times each probe)
 # --bin PATH    run an already built binary instead of building (the CMake
 #               build makes build/bench/calibrate when it has CUDA)
 # Needs nvcc and python3 (and ncu for the launch overhead); takes about a

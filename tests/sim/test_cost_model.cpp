@@ -459,3 +459,43 @@ TEST_CASE("cost model: the arithmetic's instructions per element are Nsight Comp
     CHECK_THAT(arch_readme, Catch::Contains("waits " + one_decimal(wait["exp"]) + " cycles an instruction in exp"));
     CHECK_THAT(arch_readme, Catch::Contains(one_decimal(wait["exp2"]) + " in ex2.approx and " + one_decimal(wait["div"]) + " in division"));
 }
+
+TEST_CASE("cost model: sim/arch/README.md's figures for the load/store unit's queue are the probe's", "[sim][cost_model]") {
+    // results/calibration_lsu_queue_h200.json (bench/calibrate/lsu_queue.cu): issue times of bursts of N 32-line instructions.
+    const nlohmann::json run = read_json(project_root() / "results/calibration_lsu_queue_h200.json");
+    std::map<std::string, double> f;
+    for (const auto& x : run["figures"]) f[x["name"].get<std::string>()] = x["value"].get<double>();
+    auto t = [&](const char* kind, int n, const char* config) {
+        const std::string name = std::string("lsu.") + kind + "_issue_cycles_" + std::to_string(n) + "x32lines_" + config;
+        INFO(name);
+        REQUIRE(f.count(name));
+        return f.at(name);
+    };
+    std::ifstream in(project_root() / "sim/arch/README.md");
+    std::string readme{std::istreambuf_iterator<char>(in), {}};
+    for (char& c : readme) if (c == '\n') c = ' ';
+    auto says = [&](const std::string& text) {
+        INFO("sim/arch/README.md should say: " << text);
+        CHECK(readme.find(text) != std::string::npos);
+    };
+    auto num = [](double v) { return std::to_string(std::llround(v)); };
+    // One warp: a load every 4 cycles below the knee, then waits.
+    const double gap = (t("ld", 24, "1w") - t("ld", 1, "1w")) / 23;
+    CHECK(std::llround(gap) == 4);
+    says("One warp issues 24 loads in " + num(t("ld", 24, "1w")) + " cycles, a load every 4, and 32 in " + num(t("ld", 32, "1w")));
+    // Where each configuration passes the knee: the first burst over 100 cycles later than a load every 4.
+    const int bursts[] = {1, 4, 8, 12, 16, 24, 32, 48, 64};
+    auto knee = [&](const char* config) {
+        for (int n : bursts)
+            if (t("ld", n, config) > t("ld", 1, config) + 4.0 * n + 100) return n;
+        return 0;
+    };
+    says("two warps of one sub-partition pass it at " + std::to_string(knee("2w_1smsp")) + " loads each, one warp on each sub-partition at " +
+         std::to_string(knee("1w_per_smsp")) + ", two on each at " + std::to_string(knee("2w_per_smsp")) + ".");
+    // Past the knee, 8 warps issuing: the unit's time a line for loads and for stores.
+    auto per_line = [&](const char* kind) { return (t(kind, 64, "2w_per_smsp") - t(kind, 48, "2w_per_smsp")) / 16 / 8 / 32; };
+    CHECK(per_line("ld") == Approx(1.0).margin(0.05));
+    CHECK(per_line("st") == Approx(2.0).margin(0.05));
+    says("a 32-line load goes through every 32 cycles (one a line");
+    says("a 32-line store every 64 (two a line)");
+}

@@ -1,0 +1,116 @@
+// How many global loads (and stores) a warp can issue before the load/store
+// unit's queue is full and the warp waits to issue (Nsight's `lg_throttle`).
+//
+// Each active warp issues a burst of N independent ld.global.ca.u32 (or
+// st.global.u32) whose 32 lanes are 128 bytes apart: 32 lines an instruction.
+// %clock64 before and after the burst gives the cycles the warp took to
+// *issue* it: a few a load while the queue takes them, then the unit's time
+// per instruction once it is full. The knee is the queue's depth in
+// instructions. Run with one warp, two on one sub-partition (warps w, w+4),
+// and one and two on each of the 4: whether the depth is a sub-partition's or
+// the SM's. scripts/dev/lsu_queue_fit.py fits a depth to the issue times.
+#include "common.h"
+
+namespace cal {
+namespace {
+
+__device__ __forceinline__ uint32_t ld_ca_u32(const uint32_t* p) {
+    uint32_t v;
+    asm volatile("ld.global.ca.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+    return v;
+}
+__device__ __forceinline__ void st_u32(uint32_t* p, uint32_t v) { asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory"); }
+
+constexpr int kStrideWords = 32;  // 128 bytes between lanes: 32 lines an instruction
+
+template <int N, bool Store>
+__global__ void __launch_bounds__(512, 1) lsu_burst(uint32_t* buf, unsigned warp_mask, int zero, long long* out, uint32_t* sink) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const bool active = (warp_mask >> warp) & 1u;
+    uint32_t* p = buf + size_t(warp) * 4 * 32 * kStrideWords + lane * kStrideWords;  // 16 KiB a warp, 4 instructions' worth
+    uint32_t x = 0;
+    if (active)  // into L1: the burst's loads hit
+        for (int j = 0; j < 4; ++j) x ^= __ldca(p + j * 32 * kStrideWords) ^ __ldca(p + j * 32 * kStrideWords + 8);
+    if (x == 0x9e3779b9u) sink[1] = x;  // the warm-up loads are back before the burst
+    __syncthreads();                     // and the bursts start together
+    if (!active) return;
+    uint32_t v[N];
+    const long long t0 = clk();
+    // The addresses depend on t0 (zero is 0 at run time): ptxas cannot hoist
+    // the loads above the first clock read, as it would independent ones.
+    p += size_t(t0) * size_t(zero);
+#pragma unroll
+    for (int j = 0; j < N; ++j) {
+        // A word of its own in the lane's line (ptxas merges loads of one
+        // address), the lines of 4 instructions over and over (L1 hits).
+        uint32_t* a = p + (j & 3) * 32 * kStrideWords + (j >> 2);
+        if constexpr (Store) st_u32(a, x + uint32_t(j));
+        else v[j] = ld_ca_u32(a);
+    }
+    const long long t1 = clk();
+    if constexpr (!Store) {
+#pragma unroll
+        for (int j = 0; j < N; ++j) x += v[j];
+    }
+    if (lane == 0) out[warp] = t1 - t0;
+    if (x == 0x9e3779b9u) sink[0] = x;
+}
+
+template <int N, bool Store>
+double burst_issue_cycles(Ctx& c, unsigned mask) {
+    return median_runs(5, [&] {
+        lsu_burst<N, Store><<<1, 512>>>(reinterpret_cast<uint32_t*>(c.d_small), mask, 0, c.d_out, c.d_sink);
+        CK_LAUNCH();
+        const std::vector<long long> r = c.fetch(16);
+        long long worst = 0;
+        for (int w = 0; w < 16; ++w)
+            if ((mask >> w) & 1u) worst = std::max(worst, r[size_t(w)]);
+        return double(worst);
+    });
+}
+
+// Warps w, w+4, ... share a sub-partition.
+struct Row { const char* what; const char* tag; unsigned mask; };
+constexpr Row kRows[] = {
+    {"1 warp", "1w", 0x1u},
+    {"2 warps, one sub-partition", "2w_1smsp", 0x11u},
+    {"4 warps, one per sub-partition", "1w_per_smsp", 0xFu},
+    {"8 warps, two per sub-partition", "2w_per_smsp", 0xFFu},
+};
+constexpr int kBursts[] = {1, 4, 8, 12, 16, 24, 32, 48, 64};
+
+template <bool Store, int... Ns>
+std::vector<double> sweep(Ctx& c, unsigned mask, std::integer_sequence<int, Ns...>) {
+    return {burst_issue_cycles<kBursts[Ns], Store>(c, mask)...};
+}
+
+} // namespace
+
+void run_lsu_queue(Ctx& c) {
+    std::printf("the load/store unit's queue: cycles to issue a burst of N independent global instructions, 32 lines each\n");
+    constexpr auto idx = std::make_integer_sequence<int, int(sizeof kBursts / sizeof kBursts[0])>{};
+    for (bool store : {false, true}) {
+        const char* what = store ? "st.global.u32" : "ld.global.ca.u32 (L1 hits)";
+        std::printf("  %-34s", (std::string(what) + ", N =").c_str());
+        for (int n : kBursts) std::printf(" %6d", n);
+        std::printf("\n");
+        for (const Row& row : kRows) {
+            const std::vector<double> t = store ? sweep<true>(c, row.mask, idx) : sweep<false>(c, row.mask, idx);
+            std::printf("  %-34s", row.what);
+            for (double v : t) std::printf(" %6.0f", v);
+            std::printf("\n");
+            // The raw issue times are the figures (as shared.issue_cycles_*
+            // are the shared-memory queue's): a model of the queue is fitted to them.
+            for (size_t k = 0; k < t.size(); ++k) {
+                char name[96], m[320];
+                std::snprintf(name, sizeof name, "lsu.%s_issue_cycles_%dx32lines_%s", store ? "st" : "ld", kBursts[k], row.tag);
+                std::snprintf(m, sizeof m, "%s, after a block-wide barrier, each issue %d independent %s, lanes 128 bytes apart (32 lines "
+                                           "an instruction); cycles from before the first to after the last issues (slowest warp); median of 5",
+                              row.what, kBursts[k], what);
+                c.add(name, t[k], "cycles", m, 0, 1e5);
+            }
+        }
+    }
+}
+
+} // namespace cal
