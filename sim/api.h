@@ -120,9 +120,14 @@ uint32_t take_intrinsics(AluKind kind);
 char* dynamic_smem();
 uint32_t smem_addr(const void* p, const char* file, int line);
 
-// Register accounting for register tiles and vectors (per thread).
-void reg_alloc(int regs, const char* file, int line);
-void reg_free(int regs);
+// Register accounting for register tiles and vectors (per thread); `tile`
+// names a register tile, so that a load can say what filled it.
+void reg_alloc(int regs, const char* file, int line, const void* tile = nullptr);
+void reg_free(int regs, const void* tile = nullptr);
+// A register tile filled from shared memory (ldmatrix): its declaration is an
+// operand the compiler loads a part at a time, as the mma reads it (the
+// register estimate counts a share of it: sim/README.md, "Registers").
+void reg_from_shared(const void* tile);
 
 // Attribution of instructions to the kernel line that called a tile op.
 struct op_scope {

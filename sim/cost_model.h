@@ -22,6 +22,10 @@ struct CostModel {
     // (its address or offset, live across the loop): a compiler figure,
     // fitted against ptxas (sim/README.md, "Registers").
     double registers_per_loop_address = 0;
+    // The share of a register tile filled from shared memory (ldmatrix: an
+    // mma operand) the compiler holds at once: it loads the operand a part at
+    // a time as the mma reads it. A compiler figure, fitted against ptxas.
+    double registers_from_shared_share = 1;
     int issue_cycles = 1;
     int shared_latency = 0, shared_cycles_per_wavefront = 1, ldmatrix_latency = 0;
     // A warp's shared-memory instructions waiting for the pipe: with `high`

@@ -87,6 +87,7 @@ struct BlockTrace {
     uint64_t allowed_uninit_reads = 0;  // reads of unwritten bytes inside tk::allow_uninitialized_reads
     uint32_t allowed_uninit_loc = 0;    // the first one's kernel line
     int peak_regs = 0;                  // the block's highest live registers per thread
+    int peak_from_shared_regs = 0;      // of them, tiles filled from shared memory (mma operands: Thread::from_shared)
     int peak_loaded_regs = 0;           // the most registers per lane loaded and not yet read, any warp
     int loop_addresses = 0;             // global-memory instructions per pass of a warp's hottest loop, most of any warp
     // Per-thread registers summed over the block's warps after their setmaxnreg
@@ -133,6 +134,7 @@ struct Stats {
     const char* time_limit = "";         // which bound est_kernel_cycles is: "blocks", "L2 bandwidth", "DRAM bandwidth"
     int blocks_per_sm = 0;
     int peak_regs = 0;                   // live registers per thread at the peak
+    int peak_from_shared_regs = 0;       // of them, tiles filled from shared memory (mma operands)
     int peak_loaded_regs = 0;            // the most registers per lane loaded and not yet read (any block)
     int loop_addresses = 0;              // global-memory instructions per pass of the hottest loop (any warp)
     uint32_t peak_regs_loc = 0;          // declaration that reached it

@@ -48,24 +48,36 @@ uint32_t smem_addr(const void* p, const char* file, int line) {
     return uint32_t(c - b.smem);
 }
 
-void reg_alloc(int regs, const char* file, int line) {
+void reg_alloc(int regs, const char* file, int line, const void* tile) {
     Thread* t = g_cur;
     if (!t) return;
     t->regs += regs;
-    t->live.push_back({file, line, regs});
+    t->live.push_back({file, line, regs, tile});
     if (t->regs > t->peak_regs) {
         t->peak_regs = t->regs; t->peak_file = file; t->peak_line = line;
         t->peak_live = t->live;
     }
 }
-void reg_free(int regs) {
+void reg_free(int regs, const void* tile) {
     Thread* t = g_cur;
     if (!t) return;
     t->regs -= regs;
-    // Automatic objects die in reverse order, so the newest allocation of this
-    // size is the one going (exact for tiles on the stack).
+    // The tile itself when it said; else (vectors, rows) the newest
+    // allocation of this size: automatic objects die in reverse order.
     for (size_t i = t->live.size(); i-- > 0;)
-        if (t->live[i].regs == regs) { t->live.erase(t->live.begin() + long(i)); break; }
+        if (tile ? t->live[i].tile == tile : t->live[i].regs == regs) { t->live.erase(t->live.begin() + long(i)); break; }
+}
+
+void reg_from_shared(const void* tile) {
+    Thread* t = g_cur;
+    if (!t) return;
+    for (size_t i = t->live.size(); i-- > 0;) {
+        const Thread::Alloc& a = t->live[i];
+        if (a.tile != tile) continue;
+        const std::pair<const char*, int> site{a.file, a.line};
+        if (std::find(t->from_shared.begin(), t->from_shared.end(), site) == t->from_shared.end()) t->from_shared.push_back(site);
+        return;
+    }
 }
 
 bool snapshots_wanted() {

@@ -186,7 +186,12 @@ void finish_block(Block& b, const CostModel& cost) {
             out.trace.peak_regs = t.peak_regs;
             out.trace.peak_regs_loc = out.locs(t.peak_file, t.peak_line);
             out.trace.peak_live.clear();
-            for (const Thread::Alloc& a : t.peak_live) out.trace.peak_live.push_back({out.locs(a.file, a.line), a.regs});
+            out.trace.peak_from_shared_regs = 0;
+            for (const Thread::Alloc& a : t.peak_live) {
+                out.trace.peak_live.push_back({out.locs(a.file, a.line), a.regs});
+                if (std::find(t.from_shared.begin(), t.from_shared.end(), std::pair{a.file, a.line}) != t.from_shared.end())
+                    out.trace.peak_from_shared_regs += a.regs;
+            }
         }
     }
     // Register reallocation: the block then holds what its warps asked for.

@@ -72,6 +72,7 @@ void Merger::add(BlockResult& br) {
     st.setmaxnreg_registers = std::max(st.setmaxnreg_registers, bt.setmaxnreg_registers);
     if (bt.peak_regs > st.peak_regs) {
         st.peak_regs = bt.peak_regs;
+        st.peak_from_shared_regs = bt.peak_from_shared_regs;
         st.peak_regs_loc = bt.peak_regs_loc;
         st.peak_live = bt.peak_live;
     }
@@ -94,12 +95,12 @@ int loop_address_registers(const CostModel& cost, int loop_addresses) {
 }
 
 RegisterUse register_use(const BlockTrace& b) {
-    return {b.peak_regs, b.peak_loaded_regs, b.loop_addresses, b.setmaxnreg_registers > 0, false};
+    return {b.peak_regs, b.peak_loaded_regs, b.loop_addresses, b.setmaxnreg_registers > 0, false, b.peak_from_shared_regs};
 }
 
 RegisterUse register_use(const Stats& st) {
     return {st.peak_regs, st.peak_loaded_regs, st.loop_addresses, st.setmaxnreg_registers > 0,
-            st.warp_instructions == st.by_op[size_t(Op::exit)]};
+            st.warp_instructions == st.by_op[size_t(Op::exit)], st.peak_from_shared_regs};
 }
 
 int register_estimate(const CostModel& cost, const RegisterUse& use, unsigned threads_per_block) {
@@ -117,7 +118,14 @@ int register_estimate(const CostModel& cost, const RegisterUse& use, unsigned th
     // compiler keeps across it; and what indices and loop counters take (the
     // cost model's base). Past the per-thread limit the compiler would
     // spill (occupancy counts the limit).
-    return cost.base_registers_per_thread + std::max(use.tiles, use.loaded) + loop_address_registers(cost, use.loop_addresses);
+    return cost.base_registers_per_thread + std::max(use.tiles - from_shared_saving(cost, use.from_shared), use.loaded) +
+           loop_address_registers(cost, use.loop_addresses);
+}
+
+int from_shared_saving(const CostModel& cost, int from_shared_regs) {
+    // ptxas interleaves an operand's ldmatrix loads with the mma that reads
+    // them (LDSM, LDSM, HMMA x4, LDSM, HMMA x2, ...): not all of it is live at once.
+    return int(std::lround((1.0 - cost.registers_from_shared_share) * from_shared_regs));
 }
 
 int blocks_per_sm_by_registers(const CostModel& cost, int regs, int setmaxnreg_registers, unsigned threads_per_block) {

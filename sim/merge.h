@@ -20,6 +20,7 @@ struct RegisterUse {
     int loop_addresses = 0;  // global-memory instructions per pass of the hottest loop
     bool reallocates = false;  // a warp called setmaxnreg
     bool idle = false;         // no warp issued anything but its exit
+    int from_shared = 0;       // of the tiles, those filled from shared memory (mma operands)
 };
 // A block's (one block, before the others run) or a whole run's.
 RegisterUse register_use(const BlockTrace& b);
@@ -27,6 +28,9 @@ RegisterUse register_use(const Stats& st);
 // Registers per thread the compiler is estimated to allocate, when its own
 // figures are not at hand (sim/README.md, "Registers").
 int register_estimate(const CostModel& cost, const RegisterUse& use, unsigned threads_per_block);
+// Registers of operand tiles filled from shared memory that the estimate
+// leaves out: (1 - registers_from_shared_share) of them.
+int from_shared_saving(const CostModel& cost, int from_shared_regs);
 // The registers the estimate gives the hottest loop's addresses.
 int loop_address_registers(const CostModel& cost, int loop_addresses);
 // What ptxas gives a kernel that does nothing: the estimate of an idle one.

@@ -50,10 +50,13 @@ struct Thread {
     int peak_line = 0;
     struct Alloc {
         const char* file; int line; int regs;
+        const void* tile = nullptr;  // the register tile's address (when it said)
         bool operator==(const Alloc&) const = default;
     };
     std::vector<Alloc> live;       // register tiles and vectors alive now, oldest first
     std::vector<Alloc> peak_live;  // and at the peak
+    // Declarations (file, line) of tiles filled from shared memory (reg_from_shared).
+    std::vector<std::pair<const char*, int>> from_shared;
     uint32_t snapshots = 0;        // tk::snapshot calls so far (matches lanes' calls up)
     int region_depth = 0;          // tk::regions this thread is inside
     // How often this thread has begun each region marker (by its name and

@@ -504,7 +504,9 @@ std::string estimate_parts(const Summary& s, const RegisterEstimate& e) {
     const std::string rest = " + " + std::to_string(e.base) + " base" +
                              (e.addresses ? " + " + std::to_string(e.addresses) + " loop addresses" : std::string());
     switch (e.from) {
-    case RegisterEstimate::From::tiles: return std::to_string(s.peak_regs) + " tiles" + rest;
+    case RegisterEstimate::From::tiles:
+        return std::to_string(s.peak_regs) + " tiles" +
+               (e.from_shared ? " - " + std::to_string(e.from_shared) + " (operands loaded in parts)" : std::string()) + rest;
     case RegisterEstimate::From::loaded: return std::to_string(s.peak_loaded_regs) + " loaded, not yet read" + rest;
     case RegisterEstimate::From::idle: return "the kernel issued nothing";
     case RegisterEstimate::From::setmaxnreg: break;
@@ -621,7 +623,7 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
         const std::string total = std::to_string(e.total);
         switch (e.from) {
         case RegisterEstimate::From::tiles:
-            if (e.addresses)
+            if (e.addresses || e.from_shared)
                 row("peak registers", "about " + total + " per thread (" + estimate_parts(s, e) + "), an estimate");
             else
                 row("peak registers", std::to_string(s.peak_regs) + " per thread held by tiles (+" + std::to_string(e.base) +

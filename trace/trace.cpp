@@ -12,9 +12,12 @@ RegisterEstimate register_estimate(const Trace& t, const Summary& s) {
     auto per_address = t.arch.is_object() ? t.arch.find("registers_per_loop_address") : t.arch.end();
     if (per_address != t.arch.end() && per_address->is_number())
         e.addresses = std::llround(per_address->get<double>() * s.loop_addresses);
+    auto share = t.arch.is_object() ? t.arch.find("registers_from_shared_share") : t.arch.end();
+    if (share != t.arch.end() && share->is_number())
+        e.from_shared = std::llround((1.0 - share->get<double>()) * s.peak_from_shared_regs);
     e.total = s.estimated_registers > 0 ? s.estimated_registers : e.base + s.peak_regs;
     using From = RegisterEstimate::From;
-    e.from = e.total == e.base + e.addresses + s.peak_regs          ? From::tiles
+    e.from = e.total == e.base + e.addresses + s.peak_regs - e.from_shared ? From::tiles
              : e.total == e.base + e.addresses + s.peak_loaded_regs ? From::loaded
              : e.total < e.base                                     ? From::idle  // below the base: a kernel that issued nothing
                                                                     : From::setmaxnreg;

@@ -142,6 +142,9 @@ struct Summary {
     // Global-memory instructions per pass of the hottest loop (optional; their
     // addresses are part of the estimate).
     int loop_addresses = 0;
+    // Of peak_regs, tiles filled from shared memory, mma operands the estimate
+    // counts a share of (optional; older traces: 0).
+    int peak_from_shared_regs = 0;
     std::vector<SmemSite> smem_sites;
     std::vector<BarrierSite> barrier_sites;
     std::vector<LineStalls> line_stalls;
@@ -273,6 +276,7 @@ struct RegisterEstimate {
     enum class From { tiles, loaded, setmaxnreg, idle };
     long long base = 0;       // the cost model's base_registers_per_thread
     long long addresses = 0;  // the hottest loop's addresses (Summary::loop_addresses, in registers)
+    long long from_shared = 0;  // registers of operands filled from shared memory it leaves out (arch registers_from_shared_share)
     long long total = 0;
     From from = From::tiles;
 };

@@ -225,7 +225,53 @@ __global__ void loads_then_barrier_kernel(const float* in, float* out, int passe
 }
 
 __global__ void idle_kernel(float*) {}
+
+// One warp: A (16 x 64) from global memory straight into registers, B
+// (64 x 16) through shared memory (ldmatrix), then C = A B stored.
+__global__ void operands_kernel(tk::gl<tk::bf16> a, tk::gl<tk::bf16> b, tk::gl<float> c) {
+    tk::shared_allocator al;
+    tk::st_bf<64, 16>& bs = al.allocate<tk::st_bf<64, 16>>();
+    tk::group<1>::load(bs, b, {0, 0, 0, 0});
+    __syncwarp();
+    tk::rt_bf<16, 64> at;
+    tk::rt_bf<64, 16, tk::col_l> bt;
+    tk::rt_fl<16, 16> acc;
+    tk::load(at, a, {0, 0, 0, 0});
+    tk::load(bt, bs);
+    tk::zero(acc);
+    tk::mma_AB(acc, at, bt, acc);
+    tk::store(c, acc, {0, 0, 0, 0});
+}
 } // namespace
+
+TEST_CASE("register estimate: an mma operand filled from shared memory counts a share of its registers, one from global all",
+          "[sim][registers]") {
+    std::mt19937 rng(30);
+    std::vector<tk::bf16> ha(16 * 64), hb(64 * 16);
+    for (tk::bf16& x : ha) x = tk::bf16(float(int(rng() % 7) - 3));
+    for (tk::bf16& x : hb) x = tk::bf16(float(int(rng() % 7) - 3));
+    tk::device_buffer<tk::bf16> a(ha.size(), ha, "a"), b(hb.size(), hb, "b");
+    tk::device_buffer<float> c(16 * 16, "c");
+    tk::launch("operands", operands_kernel, dim3(1), dim3(32), 1024 + sizeof(tk::st_bf<64, 16>), tk::gl<tk::bf16>(a.data(), 1, 1, 16, 64),
+               tk::gl<tk::bf16>(b.data(), 1, 1, 64, 16), tk::gl<float>(c.data(), 1, 1, 16, 16));
+    // The product is right (exact: small integers).
+    const std::vector<float> got = c.download();
+    for (int i = 0; i < 16; ++i)
+        for (int j = 0; j < 16; ++j) {
+            float want = 0;
+            for (int k = 0; k < 64; ++k) want += float(ha[size_t(i * 64 + k)]) * float(hb[size_t(k * 16 + j)]);
+            CHECK(got[size_t(i * 16 + j)] == want);
+        }
+    const auto& st = tklab::sim::last_run().stats;
+    const auto cost = tklab::sim::CostModel::load("h100");
+    REQUIRE(cost.registers_from_shared_share < 1);
+    // At the peak: A's 16, B's 16 and C's 8; only B came from shared memory.
+    CHECK(st.peak_regs == 16 + 16 + 8);
+    CHECK(st.peak_from_shared_regs == 16);
+    CHECK(tklab::sim::from_shared_saving(cost, 16) == std::lround((1 - cost.registers_from_shared_share) * 16));
+    CHECK(st.estimated_registers == cost.base_registers_per_thread + st.peak_regs - tklab::sim::from_shared_saving(cost, 16) +
+                                        tklab::sim::loop_address_registers(cost, st.loop_addresses));
+}
 
 TEST_CASE("register estimate: the hottest loop's global-memory instructions hold an address each", "[sim][registers]") {
     std::mt19937 rng(27);

@@ -249,15 +249,18 @@ void occupancy(const trace::Trace& t, const trace::Launch& l) {
     }
     // The simulator's estimate, as the report gives it (trace::register_estimate).
     const trace::RegisterEstimate e = trace::register_estimate(t, s);
-    char line[300], addresses[120] = "";
+    char line[420], addresses[120] = "";
     if (e.addresses)
         std::snprintf(addresses, sizeof addresses, " + %lld (addresses of the hottest loop's %d global-memory instructions)",
                       e.addresses, s.loop_addresses);
+    char from_shared[120] = "";
+    if (e.from_shared)
+        std::snprintf(from_shared, sizeof from_shared, " - %lld (of operands from shared memory, loaded as the mma reads them)", e.from_shared);
     if (e.from == trace::RegisterEstimate::From::tiles)
         std::snprintf(line, sizeof line,
-                      "  per thread: about %lld (tiles at the peak)%s + %lld (the cost model's base for indices and loop "
+                      "  per thread: about %lld (tiles at the peak)%s%s + %lld (the cost model's base for indices and loop "
                       "counters) = %lld registers",
-                      (long long)s.peak_regs, addresses, e.base, e.total);
+                      (long long)s.peak_regs, from_shared, addresses, e.base, e.total);
     else if (e.from == trace::RegisterEstimate::From::loaded)
         std::snprintf(line, sizeof line,
                       "  per thread: about %d (registers loaded before use, more than the tiles hold)%s + %lld (the cost "

@@ -62,13 +62,13 @@ struct rt {
 
 #if defined(TK_SIM)
     // The simulator counts live register tiles per thread, with where they were declared.
-    rt(TK_LOC) { tklab::sim::reg_alloc(registers, loc.file, loc.line); }
+    rt(TK_LOC) { tklab::sim::reg_alloc(registers, loc.file, loc.line, this); }
     rt(const rt& o, TK_LOC) {
-        tklab::sim::reg_alloc(registers, loc.file, loc.line);
+        tklab::sim::reg_alloc(registers, loc.file, loc.line, this);
         copy_tiles(o);
     }
     rt& operator=(const rt& o) { copy_tiles(o); return *this; }
-    ~rt() { tklab::sim::reg_free(registers); }
+    ~rt() { tklab::sim::reg_free(registers, this); }
 private:
     void copy_tiles(const rt& o) {
         TK_UNROLL

@@ -45,6 +45,9 @@ TK_DEVICE void load(RT& dst, const ST& src, TK_LOC) {
             }
         }
     detail::convert_loaded<T, M>(detail::elements_per_lane<RT>(), loc);
+#if defined(TK_SIM)
+    if constexpr (std::is_same_v<T, M> && sizeof(T) == 2) tklab::sim::reg_from_shared(&dst);  // ldmatrix: an mma operand
+#endif
 }
 
 template <typename ST, typename RT>
