@@ -89,3 +89,15 @@ TEST_CASE("fidelity results: sim/README.md's figures for the L1 model are the H2
     CHECK_THAT(readme, Catch::Contains("lesson 6's tiles at one wave from " + tiles(off) + " to " + tiles(on) + " (16x16, 32x32, 64x64)"));
     CHECK_THAT(readme, Catch::Contains("the mean error is " + mean_of(off) + " without it and " + mean_of(on) + " with it"));
 }
+
+TEST_CASE("fidelity results: sim/README.md's share of conflicted wavefronts at 4096^3 is the H200 run's", "[sim][results]") {
+    // scripts/gpu/run.sh's counters section: "loads (LDS+LDSM)  N wavefronts, M bank conflicts (X% of wavefronts)".
+    std::string share;
+    for (const std::string& line : lines_of(kRoot / "results" / "gpu_h200.txt")) {
+        const std::vector<std::string> w = words(line);
+        if (w.size() > 7 && w[0] == "loads" && w[1] == "(LDS+LDSM)") share = w[7].substr(1);
+    }
+    REQUIRE(!share.empty());
+    const std::string readme = one_line(kRoot / "sim" / "README.md");
+    CHECK_THAT(readme, Catch::Contains("the demo GEMM at 4096^3 now has " + share + " of its shared-memory load wavefronts as conflicts on the H200"));
+}
