@@ -9,6 +9,8 @@
 // instructions. Run with one warp, two on one sub-partition (warps w, w+4),
 // and one and two on each of the 4: whether the depth is a sub-partition's or
 // the SM's. scripts/dev/lsu_queue_fit.py fits a depth to the issue times.
+// Then stores of 1 to 32 lines an instruction, past the knee: the unit's
+// time per store by the lines it writes.
 #include "common.h"
 
 namespace cal {
@@ -54,6 +56,38 @@ __global__ void __launch_bounds__(512, 1) lsu_burst(uint32_t* buf, unsigned warp
     }
     if (lane == 0) out[warp] = t1 - t0;
     if (x == 0x9e3779b9u) sink[0] = x;
+}
+
+// Stores of `LINES` lines an instruction (lanes 4 bytes apart within a line,
+// 32 / LINES to a line), each instruction to lines of its own: the unit's
+// time per store by the lines it writes, once the queue is full.
+template <int N, int LINES>
+__global__ void __launch_bounds__(512, 1) store_lines_burst(uint32_t* buf, int zero, long long* out) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    constexpr int per_line = 32 / LINES;
+    uint32_t* p = buf + size_t(warp) * N * LINES * 32 + (lane / per_line) * 32 + lane % per_line;
+    __syncthreads();
+    const long long t0 = clk();
+    p += size_t(t0) * size_t(zero);
+#pragma unroll
+    for (int j = 0; j < N; ++j) st_u32(p + j * LINES * 32, uint32_t(j));
+    const long long t1 = clk();
+    if (lane == 0) out[warp] = t1 - t0;
+}
+
+// The steady time per store, SM-wide, 8 warps (two per sub-partition)
+// issuing past the knee: the slope from 48 to 64 stores each.
+template <int LINES>
+double store_cycles_per_instruction(Ctx& c) {
+    auto slowest = [&](auto kernel) {
+        return median_runs(5, [&] {
+            kernel<<<1, 256>>>(reinterpret_cast<uint32_t*>(c.d_small), 0, c.d_out);
+            CK_LAUNCH();
+            const std::vector<long long> r = c.fetch(8);
+            return double(*std::max_element(r.begin(), r.end()));
+        });
+    };
+    return (slowest(store_lines_burst<64, LINES>) - slowest(store_lines_burst<48, LINES>)) / 16 / 8;
 }
 
 template <int N, bool Store>
@@ -110,6 +144,18 @@ void run_lsu_queue(Ctx& c) {
                 c.add(name, t[k], "cycles", m, 0, 1e5);
             }
         }
+    }
+    std::printf("  st.global.u32 by the lines an instruction writes: steady cycles per instruction, SM-wide\n");
+    const int lines[] = {1, 2, 4, 8, 16, 32};
+    const double per[] = {store_cycles_per_instruction<1>(c), store_cycles_per_instruction<2>(c), store_cycles_per_instruction<4>(c),
+                          store_cycles_per_instruction<8>(c), store_cycles_per_instruction<16>(c), store_cycles_per_instruction<32>(c)};
+    for (int k = 0; k < 6; ++k) {
+        char name[96], m[320];
+        std::snprintf(name, sizeof name, "lsu.st_cycles_per_instruction_%dlines", lines[k]);
+        std::snprintf(m, sizeof m, "8 warps (two per sub-partition) each issue 48 and 64 independent st.global.u32 of %d line(s) an "
+                                   "instruction (%d lanes to a line, lines of its own each); the difference of the slowest warps' issue "
+                                   "times over 16 x 8 stores; median of 5", lines[k], 32 / lines[k]);
+        c.add(name, per[k], "cycles", m, 0.5, 256);
     }
 }
 

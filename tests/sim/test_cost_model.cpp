@@ -498,4 +498,15 @@ TEST_CASE("cost model: sim/arch/README.md's figures for the load/store unit's qu
     CHECK(per_line("st") == Approx(2.0).margin(0.05));
     says("a 32-line load goes through every 32 cycles (one a line");
     says("a 32-line store every 64 (two a line)");
+    // Stores by the lines they write.
+    auto st = [&](int lines) {
+        const std::string name = "lsu.st_cycles_per_instruction_" + std::to_string(lines) + "lines";
+        INFO(name);
+        REQUIRE(f.count(name));
+        return f.at(name);
+    };
+    for (int lines : {8, 16, 32}) CHECK(st(lines) == Approx(2.0 * lines).epsilon(0.05));
+    says("16 cycles for 8 lines, 32 for 16 and 64 for 32 (two a line)");
+    auto one = [](double v) { char b[16]; std::snprintf(b, sizeof b, "%.1f", v); return std::string(b); };
+    says("but " + one(st(1)) + " for one line and " + one(st(2)) + " for two");
 }
