@@ -9,8 +9,9 @@
 // instructions. Run with one warp, two on one sub-partition (warps w, w+4),
 // and one and two on each of the 4: whether the depth is a sub-partition's or
 // the SM's. scripts/dev/lsu_queue_fit.py fits a depth to the issue times.
-// Then stores of 1 to 32 lines an instruction, past the knee: the unit's
-// time per store by the lines it writes.
+// The same bursts of cp.async: whether the copies wait in a queue too. Then
+// stores of 1 to 32 lines an instruction, past the knee: the unit's time per
+// store by the lines it writes.
 #include "common.h"
 
 namespace cal {
@@ -56,6 +57,41 @@ __global__ void __launch_bounds__(512, 1) lsu_burst(uint32_t* buf, unsigned warp
     }
     if (lane == 0) out[warp] = t1 - t0;
     if (x == 0x9e3779b9u) sink[0] = x;
+}
+
+// As lsu_burst, for cp.async (16 bytes a lane, .cg: past L1, lanes 128 bytes
+// apart: 32 lines an instruction, from L2) into the warp's own 512 bytes of
+// shared memory: whether the copies wait for the same queue.
+template <int N>
+__global__ void __launch_bounds__(512, 1) cp_async_burst(const uint32_t* buf, unsigned warp_mask, int zero, long long* out) {
+    __shared__ __align__(16) uint32_t dst[16][32][4];
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const bool active = (warp_mask >> warp) & 1u;
+    const uint32_t* p = buf + size_t(warp) * 4 * 32 * kStrideWords + lane * kStrideWords;
+    const uint32_t to = smem_u32(&dst[warp][lane][0]);
+    __syncthreads();
+    if (!active) return;
+    const long long t0 = clk();
+    p += size_t(t0) * size_t(zero);
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+        asm volatile("cp.async.cg.shared.global [%0], [%1], 16;" ::"r"(to), "l"(p + (j & 3) * 32 * kStrideWords) : "memory");
+    const long long t1 = clk();
+    asm volatile("cp.async.wait_all;" ::: "memory");
+    if (lane == 0) out[warp] = t1 - t0;
+}
+
+template <int N>
+double cp_async_issue_cycles(Ctx& c, unsigned mask) {
+    return median_runs(5, [&] {
+        cp_async_burst<N><<<1, 512>>>(reinterpret_cast<const uint32_t*>(c.d_small), mask, 0, c.d_out);
+        CK_LAUNCH();
+        const std::vector<long long> r = c.fetch(16);
+        long long worst = 0;
+        for (int w = 0; w < 16; ++w)
+            if ((mask >> w) & 1u) worst = std::max(worst, r[size_t(w)]);
+        return double(worst);
+    });
 }
 
 // Stores of `LINES` lines an instruction (lanes 4 bytes apart within a line,
@@ -117,19 +153,25 @@ template <bool Store, int... Ns>
 std::vector<double> sweep(Ctx& c, unsigned mask, std::integer_sequence<int, Ns...>) {
     return {burst_issue_cycles<kBursts[Ns], Store>(c, mask)...};
 }
+template <int... Ns>
+std::vector<double> sweep_cp_async(Ctx& c, unsigned mask, std::integer_sequence<int, Ns...>) {
+    return {cp_async_issue_cycles<kBursts[Ns]>(c, mask)...};
+}
 
 } // namespace
 
 void run_lsu_queue(Ctx& c) {
     std::printf("the load/store unit's queue: cycles to issue a burst of N independent global instructions, 32 lines each\n");
     constexpr auto idx = std::make_integer_sequence<int, int(sizeof kBursts / sizeof kBursts[0])>{};
-    for (bool store : {false, true}) {
-        const char* what = store ? "st.global.u32" : "ld.global.ca.u32 (L1 hits)";
+    for (int kind : {0, 1, 2}) {  // loads, stores, cp.async
+        const bool store = kind == 1;
+        const char* what = kind == 0 ? "ld.global.ca.u32 (L1 hits)" : kind == 1 ? "st.global.u32" : "cp.async.cg 16 B (from L2)";
         std::printf("  %-34s", (std::string(what) + ", N =").c_str());
         for (int n : kBursts) std::printf(" %6d", n);
         std::printf("\n");
         for (const Row& row : kRows) {
-            const std::vector<double> t = store ? sweep<true>(c, row.mask, idx) : sweep<false>(c, row.mask, idx);
+            const std::vector<double> t = kind == 2 ? sweep_cp_async(c, row.mask, idx)
+                                          : store   ? sweep<true>(c, row.mask, idx) : sweep<false>(c, row.mask, idx);
             std::printf("  %-34s", row.what);
             for (double v : t) std::printf(" %6.0f", v);
             std::printf("\n");
@@ -137,7 +179,8 @@ void run_lsu_queue(Ctx& c) {
             // are the shared-memory queue's): a model of the queue is fitted to them.
             for (size_t k = 0; k < t.size(); ++k) {
                 char name[96], m[320];
-                std::snprintf(name, sizeof name, "lsu.%s_issue_cycles_%dx32lines_%s", store ? "st" : "ld", kBursts[k], row.tag);
+                std::snprintf(name, sizeof name, "lsu.%s_issue_cycles_%dx32lines_%s", kind == 0 ? "ld" : kind == 1 ? "st" : "cp_async",
+                              kBursts[k], row.tag);
                 std::snprintf(m, sizeof m, "%s, after a block-wide barrier, each issue %d independent %s, lanes 128 bytes apart (32 lines "
                                            "an instruction); cycles from before the first to after the last issues (slowest warp); median of 5",
                               row.what, kBursts[k], what);

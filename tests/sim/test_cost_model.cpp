@@ -509,4 +509,9 @@ TEST_CASE("cost model: sim/arch/README.md's figures for the load/store unit's qu
     says("16 cycles for 8 lines, 32 for 16 and 64 for 32 (two a line)");
     auto one = [](double v) { char b[16]; std::snprintf(b, sizeof b, "%.1f", v); return std::string(b); };
     says("but " + one(st(1)) + " for one line and " + one(st(2)) + " for two");
+    // cp.async: its knee comes before the loads'.
+    says("one warp issues 16 in " + num(t("cp_async", 16, "1w")) + " cycles and 24 in " + num(t("cp_async", 24, "1w")) +
+         ", two warps of one sub-partition 12 each in " + num(t("cp_async", 12, "2w_1smsp")) + " cycles");
+    CHECK(t("cp_async", 24, "1w") > t("cp_async", 1, "1w") + 4.0 * 24 + 100);  // past its knee at 24
+    CHECK(t("ld", 24, "1w") < t("ld", 1, "1w") + 4.0 * 24 + 100);              // where the loads are not
 }
