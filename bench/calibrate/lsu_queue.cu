@@ -81,19 +81,6 @@ __global__ void __launch_bounds__(512, 1) cp_async_burst(const uint32_t* buf, un
     if (lane == 0) out[warp] = t1 - t0;
 }
 
-template <int N>
-double cp_async_issue_cycles(Ctx& c, unsigned mask) {
-    return median_runs(5, [&] {
-        cp_async_burst<N><<<1, 512>>>(reinterpret_cast<const uint32_t*>(c.d_small), mask, 0, c.d_out);
-        CK_LAUNCH();
-        const std::vector<long long> r = c.fetch(16);
-        long long worst = 0;
-        for (int w = 0; w < 16; ++w)
-            if ((mask >> w) & 1u) worst = std::max(worst, r[size_t(w)]);
-        return double(worst);
-    });
-}
-
 // Stores of `LINES` lines an instruction (lanes 4 bytes apart within a line,
 // 32 / LINES to a line), each instruction to lines of its own: the unit's
 // time per store by the lines it writes, once the queue is full.
@@ -126,16 +113,25 @@ double store_cycles_per_instruction(Ctx& c) {
     return (slowest(store_lines_burst<64, LINES>) - slowest(store_lines_burst<48, LINES>)) / 16 / 8;
 }
 
-template <int N, bool Store>
+// What a burst is made of.
+enum Kind { kLoad, kStore, kCpAsync };
+
+// The slowest active warp's issue time of one burst (the warps' records in c.d_out).
+double slowest_active(const Ctx& c, unsigned mask) {
+    const std::vector<long long> r = c.fetch(16);
+    long long worst = 0;
+    for (int w = 0; w < 16; ++w)
+        if ((mask >> w) & 1u) worst = std::max(worst, r[size_t(w)]);
+    return double(worst);
+}
+
+template <int K, int N>
 double burst_issue_cycles(Ctx& c, unsigned mask) {
     return median_runs(5, [&] {
-        lsu_burst<N, Store><<<1, 512>>>(reinterpret_cast<uint32_t*>(c.d_small), mask, 0, c.d_out, c.d_sink);
+        if constexpr (K == kCpAsync) cp_async_burst<N><<<1, 512>>>(reinterpret_cast<const uint32_t*>(c.d_small), mask, 0, c.d_out);
+        else lsu_burst<N, K == kStore><<<1, 512>>>(reinterpret_cast<uint32_t*>(c.d_small), mask, 0, c.d_out, c.d_sink);
         CK_LAUNCH();
-        const std::vector<long long> r = c.fetch(16);
-        long long worst = 0;
-        for (int w = 0; w < 16; ++w)
-            if ((mask >> w) & 1u) worst = std::max(worst, r[size_t(w)]);
-        return double(worst);
+        return slowest_active(c, mask);
     });
 }
 
@@ -149,13 +145,9 @@ constexpr Row kRows[] = {
 };
 constexpr int kBursts[] = {1, 4, 8, 12, 16, 24, 32, 48, 64};
 
-template <bool Store, int... Ns>
+template <int K, int... Ns>
 std::vector<double> sweep(Ctx& c, unsigned mask, std::integer_sequence<int, Ns...>) {
-    return {burst_issue_cycles<kBursts[Ns], Store>(c, mask)...};
-}
-template <int... Ns>
-std::vector<double> sweep_cp_async(Ctx& c, unsigned mask, std::integer_sequence<int, Ns...>) {
-    return {cp_async_issue_cycles<kBursts[Ns]>(c, mask)...};
+    return {burst_issue_cycles<K, kBursts[Ns]>(c, mask)...};
 }
 
 } // namespace
@@ -163,15 +155,15 @@ std::vector<double> sweep_cp_async(Ctx& c, unsigned mask, std::integer_sequence<
 void run_lsu_queue(Ctx& c) {
     std::printf("the load/store unit's queue: cycles to issue a burst of N independent global instructions, 32 lines each\n");
     constexpr auto idx = std::make_integer_sequence<int, int(sizeof kBursts / sizeof kBursts[0])>{};
-    for (int kind : {0, 1, 2}) {  // loads, stores, cp.async
-        const bool store = kind == 1;
-        const char* what = kind == 0 ? "ld.global.ca.u32 (L1 hits)" : kind == 1 ? "st.global.u32" : "cp.async.cg 16 B (from L2)";
+    for (Kind kind : {kLoad, kStore, kCpAsync}) {
+        const char* what = kind == kLoad ? "ld.global.ca.u32 (L1 hits)" : kind == kStore ? "st.global.u32" : "cp.async.cg 16 B (from L2)";
         std::printf("  %-34s", (std::string(what) + ", N =").c_str());
         for (int n : kBursts) std::printf(" %6d", n);
         std::printf("\n");
         for (const Row& row : kRows) {
-            const std::vector<double> t = kind == 2 ? sweep_cp_async(c, row.mask, idx)
-                                          : store   ? sweep<true>(c, row.mask, idx) : sweep<false>(c, row.mask, idx);
+            const std::vector<double> t = kind == kLoad    ? sweep<kLoad>(c, row.mask, idx)
+                                          : kind == kStore ? sweep<kStore>(c, row.mask, idx)
+                                                           : sweep<kCpAsync>(c, row.mask, idx);
             std::printf("  %-34s", row.what);
             for (double v : t) std::printf(" %6.0f", v);
             std::printf("\n");
@@ -179,7 +171,7 @@ void run_lsu_queue(Ctx& c) {
             // are the shared-memory queue's): a model of the queue is fitted to them.
             for (size_t k = 0; k < t.size(); ++k) {
                 char name[96], m[320];
-                std::snprintf(name, sizeof name, "lsu.%s_issue_cycles_%dx32lines_%s", kind == 0 ? "ld" : kind == 1 ? "st" : "cp_async",
+                std::snprintf(name, sizeof name, "lsu.%s_issue_cycles_%dx32lines_%s", kind == kLoad ? "ld" : kind == kStore ? "st" : "cp_async",
                               kBursts[k], row.tag);
                 std::snprintf(m, sizeof m, "%s, after a block-wide barrier, each issue %d independent %s, lanes 128 bytes apart (32 lines "
                                            "an instruction); cycles from before the first to after the last issues (slowest warp); median of 5",
