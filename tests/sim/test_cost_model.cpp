@@ -204,7 +204,8 @@ TEST_CASE("memory model: buffers that fit in L2 are read at L2's latency, and ev
     }
 }
 
-TEST_CASE("memory model: the first wave's blocks load at the fair share; a later block at what the others' average draw leaves", "[sim][cost_model]") {
+TEST_CASE("memory model: the first wave's blocks load at the fair share, a later block at what the others' average draw leaves", "[sim][cost_model]") {
+    const test_support::l1_model_as l1(false);  // L2's shares alone: the load/store unit's turn is L1's tests' (below)
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     std::mt19937 rng(43);
     // 200 KiB of shared memory a block: one block per SM, two waves over
@@ -331,7 +332,7 @@ TEST_CASE("cost model: the instructions around tile ops are the probes' SASS cou
     for (const auto* o : {&m.ov_ldmatrix, &m.ov_cp_async, &m.ov_st_global, &m.ov_ld_global, &m.ov_group_copy}) CHECK(o->per_instruction > 0);
 }
 
-TEST_CASE("memory model: L1 serves a vector every warp of an SM reads; L2 sends it once, unless the loads do not allocate", "[sim][cost_model]") {
+TEST_CASE("memory model: L1 serves a vector every warp of an SM reads, L2 sends it once, unless the loads do not allocate", "[sim][cost_model]") {
     const one_sm sm;
     const test_support::l1_model_as l1(true);
     std::mt19937 rng(11);

@@ -44,7 +44,7 @@ __global__ void multicast_kernel(const __grid_constant__ tk::gl_tma<tk::bf16, ti
 
 } // namespace
 
-TEST_CASE("clusters: a multicast tile lands whole in every block; arrivals reach the other blocks", "[tk][hopper][tma]") {
+TEST_CASE("clusters: a multicast tile lands whole in every block, arrivals reach the other blocks", "[tk][hopper][tma]") {
     if (!tktest::hopper_here()) { WARN("skipped: needs an sm_90 GPU"); return; }
     const int clusters = 3;
     auto v = tktest::random_values<tk::bf16>(size_t(clusters) * tile::rows * tile::cols, 61);

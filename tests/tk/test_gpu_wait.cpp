@@ -9,7 +9,7 @@
 
 #include "tk/host/gpu_wait.h"
 
-TEST_CASE("gpu wait: a launch that finishes is waited for; one that never does is given up on", "[tk][host]") {
+TEST_CASE("gpu wait: a launch that finishes is waited for, one that never does is given up on", "[tk][host]") {
     std::mt19937 rng(41);
     const int polls_needed = 1 + int(rng() % 2000);  // past the thousand quick polls, some of the time
     int polls = 0;

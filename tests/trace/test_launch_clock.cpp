@@ -107,7 +107,7 @@ TEST_CASE("launch clock: a launch with tensor instructions runs at the tensor cl
     CHECK_THAT(ra, !Contains("tensor cores in use"));
 }
 
-TEST_CASE("launch clock: saved and loaded with the trace; an older trace without it uses the arch's clock", "[trace][clock][file]") {
+TEST_CASE("launch clock: saved and loaded with the trace, an older trace without it uses the arch's clock", "[trace][clock][file]") {
     const std::string path = (fs::temp_directory_path() / ("tklab_test_clock_" + std::to_string(::getpid()) + ".json")).string();
     const auto recorded = record<true>(5, path);
     auto loaded = tklab::trace::load_trace(path).trace;

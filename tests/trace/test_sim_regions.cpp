@@ -152,7 +152,7 @@ TEST_CASE("sim regions: one per warp per marker, nested, bracketing the instruct
     }
 }
 
-TEST_CASE("sim regions: markers cost nothing; the instructions are the same without them", "[trace][regions]") {
+TEST_CASE("sim regions: markers cost nothing, the instructions are the same without them", "[trace][regions]") {
     const auto marked = record<true>();
     const auto plain = record<false>();
     REQUIRE(marked.launches.size() == 1);
@@ -191,7 +191,7 @@ TEST_CASE("sim regions: every block carries them, timeline or not", "[trace][reg
     CHECK(l.blocks[1].regions == l.blocks[0].regions);  // the blocks run alike
 }
 
-TEST_CASE("sim regions: JSON and CBOR round trip; a file without the table loads", "[trace][regions][file]") {
+TEST_CASE("sim regions: JSON and CBOR round trip, a file without the table loads", "[trace][regions][file]") {
     const std::string pj = temp_path("rt.json"), pc = temp_path("rt.cbor");
     const auto recorded = record<true>(pj);
     record<true>(pc);

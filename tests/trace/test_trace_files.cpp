@@ -164,7 +164,7 @@ TEST_CASE("trace: snapshot values are the tile's values", "[trace][file]") {
         for (int c = 0; c < kN; ++c) REQUIRE(s.values[size_t(r * kN + c)] == float(in[size_t((16 + r) * kN + c)]));
 }
 
-TEST_CASE("trace: only the chosen blocks get a timeline; statistics cover all", "[trace][file]") {
+TEST_CASE("trace: only the chosen blocks get a timeline, statistics cover all", "[trace][file]") {
     const auto t = record({}, "1", false, 3);
     const auto& l = t.launches[0];
     REQUIRE(l.blocks.size() == 3);

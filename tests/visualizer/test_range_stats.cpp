@@ -150,7 +150,7 @@ TEST_CASE("range stats match a cycle-by-cycle count", "[visualizer][stats]") {
     }
 }
 
-TEST_CASE("range stats over the whole block count everything; ranges add up", "[visualizer][stats]") {
+TEST_CASE("range stats over the whole block count everything, ranges add up", "[visualizer][stats]") {
     const trace::Trace t = make_trace();
     std::mt19937 rng(21);
     const trace::Block b = random_block(rng, 4, 800);
