@@ -76,6 +76,7 @@ struct LaneOp {
     ShflMode shfl_mode = ShflMode::idx;  // shfl
     MmaType mma_type = MmaType::bf16;    // mma
     AluKind alu_kind = AluKind::simple;  // alu
+    bool no_sources = false;      // alu: reads no registers (a fill), so waits for no load
     uint8_t wgmma_flags = 0;      // wgmma: WgmmaFlags
     bool accumulate = false;      // wgmma: D += A * B (scale-d 1), else D = A * B
     bool arrive = false;          // mbarrier.expect_tx: arrive.expect_tx (the bytes, then an arrival)
@@ -128,6 +129,10 @@ void reg_free(int regs, const void* tile = nullptr);
 // operand the compiler loads a part at a time, as the mma reads it (the
 // register estimate counts a share of it: sim/README.md, "Registers").
 void reg_from_shared(const void* tile);
+// A register tile just filled with one constant (zero, one, fill): ptxas
+// allocates nothing for it, using the zero register or an immediate where it
+// is read, so it counts no registers until an op writes other values to it.
+void reg_constant(const void* tile);
 
 // Attribution of instructions to the kernel line that called a tile op.
 struct op_scope {

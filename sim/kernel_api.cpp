@@ -48,24 +48,76 @@ uint32_t smem_addr(const void* p, const char* file, int line) {
     return uint32_t(c - b.smem);
 }
 
+// Tiles that held one constant (since their declaration: fresh tiles hold
+// NaN, see rt.h; or since a fill) and now hold other values (an op wrote
+// them: the simulator checks values, not ops) count their registers from
+// now on; then a new peak is taken, at `file`:`line` when the caller names
+// one, else at the declaration of a tile just counted.
+void count_written_constants(Thread& t, const char* file, int line) {
+    for (Thread::Alloc& a : t.live) {
+        if (!a.constant) continue;
+        const auto* words = static_cast<const uint32_t*>(a.tile);
+        if (std::all_of(words, words + a.regs, [&](uint32_t w) { return w == a.value; })) continue;
+        a.constant = false;
+        t.regs += a.regs;
+        if (!file) { file = a.file; line = a.line; }
+    }
+    if (t.regs > t.peak_regs) {
+        t.peak_regs = t.regs;
+        if (file) { t.peak_file = file; t.peak_line = line; }
+        t.peak_live.clear();
+        for (const Thread::Alloc& a : t.live)
+            if (!a.constant) t.peak_live.push_back(a);
+    }
+}
+
+namespace {
+// Whether a register tile's words are all one value (and which).
+bool holds_one_value(const void* tile, int regs, uint32_t& value) {
+    const auto* words = static_cast<const uint32_t*>(tile);
+    value = words[0];
+    return std::all_of(words, words + regs, [&](uint32_t w) { return w == value; });
+}
+} // namespace
+
 void reg_alloc(int regs, const char* file, int line, const void* tile) {
     Thread* t = g_cur;
     if (!t) return;
-    t->regs += regs;
-    t->live.push_back({file, line, regs, tile});
-    if (t->regs > t->peak_regs) {
-        t->peak_regs = t->regs; t->peak_file = file; t->peak_line = line;
-        t->peak_live = t->live;
-    }
+    Thread::Alloc a{file, line, regs, tile};
+    if (tile && regs > 0) a.constant = holds_one_value(tile, regs, a.value);
+    if (!a.constant) t->regs += regs;
+    t->live.push_back(a);
+    count_written_constants(*t, file, line);
 }
 void reg_free(int regs, const void* tile) {
     Thread* t = g_cur;
     if (!t) return;
-    t->regs -= regs;
+    // A constant tile written since is counted before this one goes: the
+    // peak may be now, with every other tile still alive.
+    count_written_constants(*t, nullptr, 0);
     // The tile itself when it said; else (vectors, rows) the newest
     // allocation of this size: automatic objects die in reverse order.
+    bool counted = true;
     for (size_t i = t->live.size(); i-- > 0;)
-        if (tile ? t->live[i].tile == tile : t->live[i].regs == regs) { t->live.erase(t->live.begin() + long(i)); break; }
+        if (tile ? t->live[i].tile == tile : t->live[i].regs == regs) {
+            counted = !t->live[i].constant;
+            t->live.erase(t->live.begin() + long(i));
+            break;
+        }
+    if (counted) t->regs -= regs;
+}
+
+void reg_constant(const void* tile) {
+    Thread* t = g_cur;
+    if (!t || !tile) return;
+    for (size_t i = t->live.size(); i-- > 0;) {
+        Thread::Alloc& a = t->live[i];
+        if (a.tile != tile) continue;
+        if (!a.constant) t->regs -= a.regs;
+        a.constant = holds_one_value(tile, a.regs, a.value);
+        if (!a.constant) t->regs += a.regs;  // (a fill of a value no word shows: counted as before)
+        return;
+    }
 }
 
 void reg_from_shared(const void* tile) {

@@ -51,10 +51,14 @@ struct Thread {
     struct Alloc {
         const char* file; int line; int regs;
         const void* tile = nullptr;  // the register tile's address (when it said)
+        // Holding one constant since its declaration or a fill: not counted
+        // in `regs` until a word differs from `value` (count_written_constants).
+        bool constant = false;
+        uint32_t value = 0;
         bool operator==(const Alloc&) const = default;
     };
-    std::vector<Alloc> live;       // register tiles and vectors alive now, oldest first
-    std::vector<Alloc> peak_live;  // and at the peak
+    std::vector<Alloc> live;       // register tiles and vectors alive now, oldest first (constant ones too)
+    std::vector<Alloc> peak_live;  // and at the peak (those holding registers)
     // Declarations (file, line) of tiles filled from shared memory (reg_from_shared).
     std::vector<std::pair<const char*, int>> from_shared;
     uint32_t snapshots = 0;        // tk::snapshot calls so far (matches lanes' calls up)
@@ -70,6 +74,10 @@ struct Thread {
     FiberStack stack;            // its fiber's (sim/fiber_stack.h)
     uint32_t parked_op_seq = 0;  // op_seq when it last parked: a later op_line is newer than kline
 };
+
+// Register tiles that held one constant and now hold other values count
+// their registers from now on, and the peak is taken again (kernel_api.cpp).
+void count_written_constants(Thread& t, const char* file = nullptr, int line = 0);
 
 enum class WarpState { runnable, at_barrier, at_mbarrier, done };
 
@@ -117,6 +125,10 @@ struct Warp {
     // registers across it (the register estimate).
     struct GlobalSite { uint32_t visits = 0, per_visit = 0, in_visit = 0, seq = 0; };
     std::unordered_map<uint32_t, GlobalSite> global_sites;
+    // ldmatrix/stmatrix sites (Executor::shared_addresses_hoisted): the shared
+    // address the last call there began at, and whether it began where the one before did.
+    struct SharedSite { uint32_t visits = 0, seq = 0, first_addr = 0; bool same = false; };
+    std::unordered_map<uint32_t, SharedSite> shared_sites;
     Stall load_stall = Stall::none;
     WarpState state = WarpState::runnable;
     uint64_t wait_since = 0;

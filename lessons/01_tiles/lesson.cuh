@@ -136,9 +136,9 @@ inline std::vector<tklab::lessons::Mistake> mistakes() {
          "in bf16 (8 significant bits, so X + 17 is rounded to a multiple of 1/8). Load the strip straight into the "
          "float tile rt_fl<16, 64> (bf16 becomes float on the way) and add the lane there."},
         {"extra_tiles", [](const Symptom& s) { return s.part == "goal" && s.says("registers per thread live"); },
-         "the output is right, but more tiles are alive at once than the one strip: a bf16 copy, a tile of lane "
-         "numbers or a separate sum each cost 16 or 32 registers per thread. One rt_fl<16, 64> is enough: load into "
-         "it and add the lane to its own pairs, in place."},
+         "the output is right, but more tiles are alive at once than the one strip: a bf16 copy or a separate sum "
+         "each cost 16 or 32 registers per thread. One rt_fl<16, 64> is enough: load into it and add the lane to "
+         "its own pairs, in place."},
     };
 }
 

@@ -93,7 +93,7 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 // model, measured figures): the solution (3 stages) spends 47.7% of its warp
 // time waiting at barriers, and its slowest block takes 11832 cycles; the same
 // kernel with one stage (wrong/one_stage.cuh, `--variant one_stage`: load,
-// compute, load, compute) waits 60.2% of the time and takes 15183 cycles.
+// compute, load, compute) waits 60.7% of the time and takes 15008 cycles.
 // (One producer warp's copies are the bottleneck either way: README.md.)
 // Waits on an mbarrier by the consumer warps (0-3), in the run's kept blocks.
 inline uint64_t consumer_waits(const tklab::lessons::Symptom& s) {

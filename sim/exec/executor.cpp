@@ -58,7 +58,7 @@ void Executor::run() {
     site_ = make_site(trace().events[size_t(ev_)].loc, op);
     issue_overhead(op);  // (addresses do not wait for loaded data)
     visit_global_site(op);
-    if (ins.reads_loaded_registers) {
+    if (ins.reads_loaded_registers && !(op == Op::alu && op0_->no_sources)) {
         wait_until(w_.load_ready, w_.load_stall);
         w_.loaded_regs = 0;  // what was loaded is in use now
     }
@@ -96,12 +96,30 @@ void Executor::run() {
 // the warp the measured overhead latency each: the rest is its wait for
 // each one's result before the next (`wait`, as PC sampling shows these
 // lines). A kernel's own instructions outside tile ops are not charged.
+// ptxas computes a tile op's shared-memory addresses once, before a loop,
+// when they are the same on every pass (lesson 8's K and V tiles: LDSM
+// [R124+UR4], ... in its SASS, no arithmetic in the loop): a call at a site
+// that begins at the address its last call there began at issues none.
+bool Executor::shared_addresses_hoisted() {
+    Warp::SharedSite& s = w_.shared_sites[site_];
+    if (s.visits == 0 || s.seq != t0_->op_seq) {
+        s.same = s.visits > 0 && s.first_addr == op0_->addr;
+        s.first_addr = op0_->addr;
+        s.seq = t0_->op_seq;
+        ++s.visits;
+    }
+    return s.same;
+}
+
 void Executor::issue_overhead(Op op) {
     if (t0_->op_depth == 0) return;
     const bool group_copy = t0_->op_name && std::strncmp(t0_->op_name, "group_", 6) == 0;
     const CostModel::Overhead* o = nullptr;
     switch (op) {
-    case Op::ldmatrix: case Op::stmatrix: o = &cost_.ov_ldmatrix; break;
+    case Op::ldmatrix: case Op::stmatrix:
+        if (shared_addresses_hoisted()) return;
+        o = &cost_.ov_ldmatrix;
+        break;
     case Op::cp_async: o = &cost_.ov_cp_async; break;
     case Op::ld_global: o = group_copy ? &cost_.ov_group_copy : &cost_.ov_ld_global; break;
     case Op::st_global: o = group_copy ? &cost_.ov_group_copy : &cost_.ov_st_global; break;
@@ -196,13 +214,25 @@ void Executor::record_rows16(const std::vector<uint32_t>& rows) {
 // A record when the first lane's registers or its live declarations
 // changed: a tile can die and another of the same size take its place.
 void Executor::record_registers() {
+    count_written_constants(*t0_);  // (the instruction may have written a constant tile)
     const uint16_t regs = uint16_t(t0_->regs);
-    if (regs == w_.last_regs && t0_->live == w_.last_live) return;
+    // The tiles holding registers (not those holding one constant), as last recorded?
+    size_t same = 0;
+    bool changed = regs != w_.last_regs;
+    for (const Thread::Alloc& a : t0_->live) {
+        if (changed) break;
+        if (a.constant) continue;
+        changed = same == w_.last_live.size() || !(w_.last_live[same] == a);
+        ++same;
+    }
+    if (!changed && same == w_.last_live.size()) return;
     w_.last_regs = regs;
-    w_.last_live = t0_->live;
+    w_.last_live.clear();
+    for (const Thread::Alloc& a : t0_->live)
+        if (!a.constant) w_.last_live.push_back(a);
     RegRecord r{t_, uint16_t(w_.id), regs, {}};
-    r.live.reserve(t0_->live.size());
-    for (const Thread::Alloc& a : t0_->live) r.live.push_back({b_.out->decls(a.file, a.line), a.regs});
+    r.live.reserve(w_.last_live.size());
+    for (const Thread::Alloc& a : w_.last_live) r.live.push_back({b_.out->decls(a.file, a.line), a.regs});
     b_.hooks.registers(std::move(r));
 }
 

@@ -209,6 +209,7 @@ private:
     // The address arithmetic and checks nvcc adds around a tile op's memory
     // instruction (the cost model's "overhead"), issued before it.
     void issue_overhead(Op op);
+    bool shared_addresses_hoisted();
     void arithmetic_stalls(double issuing, double own, double slot);
     void note_pass(uint32_t addr, uint32_t phase);
 

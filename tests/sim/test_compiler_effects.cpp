@@ -85,7 +85,85 @@ __global__ void store_kernel(uint32_t* out, int lines) {
 }
 const int store_kernel_end_line = __LINE__ - 1;  // its closing brace: where the GPU's EXIT is
 
+// `passes` loads of a 16x64 bf16 operand from a shared tile (ldmatrix), each
+// added into a float tile: from the same rows every pass, or from rows
+// 16 * (pass % 2) (two shared addresses, alternating).
+__global__ void ldmatrix_loop_kernel(tk::gl<tk::bf16> g, tk::gl<float> out, int passes, int alternate) {
+    tk::shared_allocator al;
+    tk::st_bf<32, 64>& s = al.allocate<tk::st_bf<32, 64>>();
+    tk::group<1>::load(s, g, {0, 0, 0, 0});
+    __syncwarp();
+    tk::rt_fl<16, 64> sum;
+    tk::zero(sum);
+    for (int p = 0; p < passes; ++p) {
+        tk::rt_bf<16, 64> a;
+        tk::load(a, tk::subtile<16, 64>(s, alternate ? p % 2 : 0, 0));
+        tk::rt_fl<16, 64> f;
+        tk::copy(f, a);
+        tk::add(sum, sum, f);
+    }
+    tk::store(out, sum, {0, 0, 0, 0});
+}
+
+// A tile loaded from global memory and stored, with or without a tile of
+// zeros filled between the load and the store.
+__global__ void fill_after_load_kernel(tk::gl<float> in, tk::gl<float> out, int fill) {
+    tk::rt_fl<16, 64> t;
+    tk::load(t, in, {0, 0, 0, 0});
+    tk::rt_fl<16, 64> z;
+    if (fill) tk::zero(z);
+    tk::store(out, t, {0, 0, 0, 0});
+}
+
 } // namespace
+
+TEST_CASE("compiler effects: ldmatrix addresses the same every pass are computed once, before the loop", "[sim][memory]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(37);
+    std::vector<tk::bf16> host(32 * 64);
+    for (tk::bf16& v : host) v = tk::from_float<tk::bf16>(float(int(rng() % 9) - 4));
+    tk::device_buffer<tk::bf16> g(host.size(), host, "g");
+    tk::device_buffer<float> out(16 * 64, "out");
+    const int passes = 3 + int(rng() % 6);
+    auto overhead = [&](int alternate) {
+        tk::launch("ldmatrix_loop", ldmatrix_loop_kernel, dim3(1), dim3(32), 32 * 64 * 2, tk::gl<tk::bf16>{g.data(), 1, 1, 32, 64},
+                   tk::gl<float>{out.data(), 1, 1, 16, 64}, passes, alternate);
+        // The sum is right either way.
+        const std::vector<float> got = out.download();
+        for (int i = 0; i < 16; ++i)
+            for (int j = 0; j < 64; ++j) {
+                float want = 0;
+                for (int p = 0; p < passes; ++p) want += float(host[size_t((16 * (alternate ? p % 2 : 0) + i) * 64 + j)]);
+                CHECK(got[size_t(i * 64 + j)] == want);
+            }
+        return tklab::sim::last_run().stats.overhead_instructions;
+    };
+    // A 16x64 operand is 4 ldmatrix.x4; the group load's arithmetic is the same in both.
+    const double per_call = m.ov_ldmatrix.per_call + 4 * m.ov_ldmatrix.per_instruction;
+    const uint64_t same = overhead(0), alternating = overhead(1);
+    INFO("passes = " << passes);
+    // The same rows: the first call's arithmetic only. Alternating: every call's.
+    CHECK(double(alternating - same) == Approx((passes - 1) * per_call).margin(1.0));
+}
+
+TEST_CASE("compiler effects: a fill reads no registers, so it waits for no load", "[sim][alu]") {
+    std::mt19937 rng(38);
+    std::vector<float> host(16 * 64);
+    for (float& v : host) v = float(rng() % 1000) / 8.0f;
+    tk::device_buffer<float> in(host.size(), host, "in"), out(host.size(), "out");
+    auto cycles = [&](int fill) {
+        tk::launch("fill_after_load", fill_after_load_kernel, dim3(1), dim3(32), 0, tk::gl<float>{in.data(), 1, 1, 16, 64},
+                   tk::gl<float>{out.data(), 1, 1, 16, 64}, fill);
+        CHECK(out.download() == host);
+        return tklab::sim::last_run().stats.max_block_cycles;
+    };
+    const uint64_t without = cycles(0), with = cycles(1);
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    // The zeros issue while the load is in flight: the store waits for the
+    // load as before, and the block is no longer by the fill's 32 elements.
+    CHECK(with >= without);
+    CHECK(double(with - without) < 0.25 * 32 * m.alu[size_t(AluKind::simple)].latency);
+}
 
 TEST_CASE("compiler effects: a tile op's arithmetic costs its elements at its kind's measured rate", "[sim][alu]") {
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");

@@ -301,10 +301,12 @@ TEST_CASE("SM model: an mma adding into an earlier one's result waits its latenc
 namespace {
 
 // Adds 1 to its block's words in place, holding a 64x64 float tile (128
-// registers a thread) while it does: one 256-thread block fits per SM by registers.
+// registers a thread) while it does: one 256-thread block fits per SM by
+// registers. (One element is not zero: a tile of one value holds none.)
 __global__ void increment_kernel(uint32_t* data) {
     tk::rt_fl<64, 64> big;
     tk::zero(big);
+    big.tiles[0][0].data[0].x = 1.0f;
     const uint32_t t = uint32_t(blockIdx.x * blockDim.x + threadIdx.x);
     uint32_t w[1];
     tk::arch::ld_global<1>(w, data + t);

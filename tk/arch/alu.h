@@ -18,15 +18,19 @@ enum class alu_kind { simple, exp, exp2, log, div, convert };
 using alu_kind = tklab::sim::AluKind;
 #endif
 
-TK_DEVICE void alu(alu_kind kind, int elements, TK_LOC) {
+namespace detail {
+// `reads_registers` false: the elements are written from nothing (a fill),
+// so the instructions wait for no load.
+TK_DEVICE void issue_alu(alu_kind kind, int elements, bool reads_registers, src_loc loc) {
 #if defined(TK_GPU)
-    (void)kind, (void)elements, (void)loc;
+    (void)kind, (void)elements, (void)reads_registers, (void)loc;
 #else
     auto charge = [&](tklab::sim::AluKind k, uint32_t n) {
         if (n == 0) return;
         tklab::sim::LaneOp op{tklab::sim::Op::alu};
         op.alu_kind = k;
         op.n = n;
+        op.no_sources = !reads_registers;
         op.file = loc.file; op.line = loc.line;
         tklab::sim::issue(op);
     };
@@ -38,5 +42,11 @@ TK_DEVICE void alu(alu_kind kind, int elements, TK_LOC) {
     charge(tklab::sim::AluKind::exp2, calls);
 #endif
 }
+
+} // namespace detail
+
+TK_DEVICE void alu(alu_kind kind, int elements, TK_LOC) { detail::issue_alu(kind, elements, true, loc); }
+// A fill's arithmetic: it reads no registers.
+TK_DEVICE void alu_fill(alu_kind kind, int elements, TK_LOC) { detail::issue_alu(kind, elements, false, loc); }
 
 } // namespace tk::arch

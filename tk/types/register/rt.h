@@ -8,6 +8,7 @@
 // so a row-layout tile is an mma A operand (or a B operand given as B^T) and
 // a col-layout tile is a B operand; fp32 row tiles are accumulators.
 #pragma once
+#include <cstring>
 #include "tk/common/base.h"
 #include "tk/common/dtypes.h"
 #include "tk/types/register/rv.h"
@@ -62,14 +63,21 @@ struct rt {
 
 #if defined(TK_SIM)
     // The simulator counts live register tiles per thread, with where they were declared.
-    rt(TK_LOC) { tklab::sim::reg_alloc(registers, loc.file, loc.line, this); }
+    // Fresh registers hold NaN, one value: a tile counts from when it holds
+    // others, as ptxas allocates from the first write (sim/README.md, "Registers").
+    rt(TK_LOC) {
+        fresh();
+        tklab::sim::reg_alloc(registers, loc.file, loc.line, this);
+    }
     rt(const rt& o, TK_LOC) {
+        fresh();
         tklab::sim::reg_alloc(registers, loc.file, loc.line, this);
         copy_tiles(o);
     }
     rt& operator=(const rt& o) { copy_tiles(o); return *this; }
     ~rt() { tklab::sim::reg_free(registers, this); }
 private:
+    void fresh() { std::memset(static_cast<void*>(tiles), 0xFF, sizeof tiles); }
     void copy_tiles(const rt& o) {
         TK_UNROLL
         for (int i = 0; i < height; ++i)

@@ -115,6 +115,13 @@ TK_DEVICE void charge_alu(arch::alu_kind kind = arch::alu_kind::simple) {
     arch::alu(kind, elements_per_lane<Dst>());
     if constexpr (!std::is_same_v<typename Dst::dtype, float>) arch::alu(arch::alu_kind::convert, elements_per_lane<Dst>());
 }
+// A fill's: it reads no registers, so it waits for no load (the mma after
+// `zero(s)` waits for its operands, the zeros do not).
+template <typename Dst>
+TK_DEVICE void charge_fill() {
+    arch::alu_fill(arch::alu_kind::simple, elements_per_lane<Dst>());
+    if constexpr (!std::is_same_v<typename Dst::dtype, float>) arch::alu_fill(arch::alu_kind::convert, elements_per_lane<Dst>());
+}
 
 // ---- the loop every map is: dst element = f(source elements at the same place) ----
 
@@ -210,6 +217,15 @@ TK_DEVICE void copy_packed(Dst& dst, const Src& src) {
             }
 }
 
+// A register tile just filled with a constant holds no registers on the GPU:
+// ptxas reads the zero register or an immediate instead (sim/README.md, "Registers").
+template <typename Dst>
+TK_DEVICE void note_constant([[maybe_unused]] const Dst& dst) {
+#if defined(TK_SIM)
+    if constexpr (is_rt_v<Dst>) tklab::sim::reg_constant(&dst);
+#endif
+}
+
 } // namespace detail
 
 // Static checks shared by the ops of this file and the next ones. OP is the
@@ -236,17 +252,18 @@ TK_DEVICE void fill(Dst& dst, S value, TK_LOC) {
     TK_OP("fill");
     static_assert(detail::is_scalar_v<S>, "tk::fill: the value must be a scalar (float, int, tk::bf16, tk::half)");
     const float v = detail::scalar_to_float(value);
-    detail::charge_alu<Dst>();
+    detail::charge_fill<Dst>();
     detail::zip(dst, [&]() { return v; });
+    detail::note_constant(dst);
 }
 template <typename Dst> requires detail::is_reg_v<Dst>
-TK_DEVICE void zero(Dst& dst, TK_LOC) { TK_OP("zero"); detail::charge_alu<Dst>(); detail::zip(dst, []() { return 0.0f; }); }
+TK_DEVICE void zero(Dst& dst, TK_LOC) { TK_OP("zero"); detail::charge_fill<Dst>(); detail::zip(dst, []() { return 0.0f; }); detail::note_constant(dst); }
 template <typename Dst> requires detail::is_reg_v<Dst>
-TK_DEVICE void one(Dst& dst, TK_LOC) { TK_OP("one"); detail::charge_alu<Dst>(); detail::zip(dst, []() { return 1.0f; }); }
+TK_DEVICE void one(Dst& dst, TK_LOC) { TK_OP("one"); detail::charge_fill<Dst>(); detail::zip(dst, []() { return 1.0f; }); detail::note_constant(dst); }
 template <typename Dst> requires detail::is_reg_v<Dst>
-TK_DEVICE void pos_infty(Dst& dst, TK_LOC) { TK_OP("pos_infty"); detail::charge_alu<Dst>(); detail::zip(dst, []() { return detail::pos_inf(); }); }
+TK_DEVICE void pos_infty(Dst& dst, TK_LOC) { TK_OP("pos_infty"); detail::charge_fill<Dst>(); detail::zip(dst, []() { return detail::pos_inf(); }); detail::note_constant(dst); }
 template <typename Dst> requires detail::is_reg_v<Dst>
-TK_DEVICE void neg_infty(Dst& dst, TK_LOC) { TK_OP("neg_infty"); detail::charge_alu<Dst>(); detail::zip(dst, []() { return detail::neg_inf(); }); }
+TK_DEVICE void neg_infty(Dst& dst, TK_LOC) { TK_OP("neg_infty"); detail::charge_fill<Dst>(); detail::zip(dst, []() { return detail::neg_inf(); }); detail::note_constant(dst); }
 
 // ---- unary maps -------------------------------------------------------------------------
 
