@@ -48,6 +48,14 @@ uint32_t smem_addr(const void* p, const char* file, int line) {
     return uint32_t(c - b.smem);
 }
 
+namespace {
+// Whether a register tile's words are all `value`.
+bool holds_only(const void* tile, int regs, uint32_t value) {
+    const auto* words = static_cast<const uint32_t*>(tile);
+    return std::all_of(words, words + regs, [&](uint32_t w) { return w == value; });
+}
+} // namespace
+
 // Tiles that held one constant (since their declaration: fresh tiles hold
 // NaN, see rt.h; or since a fill) and now hold other values (an op wrote
 // them: the simulator checks values, not ops) count their registers from
@@ -56,8 +64,7 @@ uint32_t smem_addr(const void* p, const char* file, int line) {
 void count_written_constants(Thread& t, const char* file, int line) {
     for (Thread::Alloc& a : t.live) {
         if (!a.constant) continue;
-        const auto* words = static_cast<const uint32_t*>(a.tile);
-        if (std::all_of(words, words + a.regs, [&](uint32_t w) { return w == a.value; })) continue;
+        if (holds_only(a.tile, a.regs, a.value)) continue;
         a.constant = false;
         t.regs += a.regs;
         if (!file) { file = a.file; line = a.line; }
@@ -71,20 +78,14 @@ void count_written_constants(Thread& t, const char* file, int line) {
     }
 }
 
-namespace {
-// Whether a register tile's words are all one value (and which).
-bool holds_one_value(const void* tile, int regs, uint32_t& value) {
-    const auto* words = static_cast<const uint32_t*>(tile);
-    value = words[0];
-    return std::all_of(words, words + regs, [&](uint32_t w) { return w == value; });
-}
-} // namespace
-
 void reg_alloc(int regs, const char* file, int line, const void* tile) {
     Thread* t = g_cur;
     if (!t) return;
     Thread::Alloc a{file, line, regs, tile};
-    if (tile && regs > 0) a.constant = holds_one_value(tile, regs, a.value);
+    if (tile && regs > 0) {
+        a.value = *static_cast<const uint32_t*>(tile);
+        a.constant = holds_only(tile, regs, a.value);
+    }
     if (!a.constant) t->regs += regs;
     t->live.push_back(a);
     count_written_constants(*t, file, line);
@@ -114,8 +115,8 @@ void reg_constant(const void* tile) {
         Thread::Alloc& a = t->live[i];
         if (a.tile != tile) continue;
         if (!a.constant) t->regs -= a.regs;
-        a.constant = holds_one_value(tile, a.regs, a.value);
-        if (!a.constant) t->regs += a.regs;  // (a fill of a value no word shows: counted as before)
+        a.constant = true;
+        a.value = *static_cast<const uint32_t*>(tile);
         return;
     }
 }

@@ -89,13 +89,6 @@ void Executor::run() {
     record_registers();
 }
 
-// The instructions around a tile op's memory instruction, measured per
-// instruction on the GPU (bench/calibrate/overhead_probes.h): n of them take
-// the simple arithmetic's throughput of the sub-partition's issue slot
-// (shared with the other warps' arithmetic), shown as `selected`, and alone
-// the warp the measured overhead latency each: the rest is its wait for
-// each one's result before the next (`wait`, as PC sampling shows these
-// lines). A kernel's own instructions outside tile ops are not charged.
 // ptxas computes a tile op's shared-memory addresses once, before a loop,
 // when they are the same on every pass (lesson 8's K and V tiles: LDSM
 // [R124+UR4], ... in its SASS, no arithmetic in the loop): a call at a site
@@ -111,6 +104,13 @@ bool Executor::shared_addresses_hoisted() {
     return s.same;
 }
 
+// The instructions around a tile op's memory instruction, measured per
+// instruction on the GPU (bench/calibrate/overhead_probes.h): n of them take
+// the simple arithmetic's throughput of the sub-partition's issue slot
+// (shared with the other warps' arithmetic), shown as `selected`, and alone
+// the warp the measured overhead latency each: the rest is its wait for
+// each one's result before the next (`wait`, as PC sampling shows these
+// lines). A kernel's own instructions outside tile ops are not charged.
 void Executor::issue_overhead(Op op) {
     if (t0_->op_depth == 0) return;
     const bool group_copy = t0_->op_name && std::strncmp(t0_->op_name, "group_", 6) == 0;
