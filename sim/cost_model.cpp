@@ -58,6 +58,8 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.base_registers_per_thread = get_int(j, "base_registers_per_thread");
     m.registers_per_loop_address = j.value("registers_per_loop_address", 0.0);
     m.registers_from_shared_share = j.value("registers_from_shared_share", 1.0);
+    m.registers_run_base = j.value("registers_run_base", 0.0);
+    m.registers_per_run_address = j.value("registers_per_run_address", 0.0);
     m.shared_bytes_per_sm = get_int(j, "shared_bytes_per_sm");
     m.issue_cycles = get_int(j, "issue_cycles");
     m.shared_latency = get_int(j, "shared.latency");

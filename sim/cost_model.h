@@ -26,6 +26,9 @@ struct CostModel {
     // mma operand) the compiler holds at once: it loads the operand a part at
     // a time as the mma reads it. A compiler figure, fitted against ptxas.
     double registers_from_shared_share = 1;
+    // A straight run's addresses (merge.cpp run_address_registers): what the
+    // kernel holds besides them, and registers per address.
+    double registers_run_base = 0, registers_per_run_address = 0;
     int issue_cycles = 1;
     int shared_latency = 0, shared_cycles_per_wavefront = 1, ldmatrix_latency = 0;
     // A warp's shared-memory instructions waiting for the pipe: with `high`

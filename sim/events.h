@@ -90,6 +90,7 @@ struct BlockTrace {
     int peak_from_shared_regs = 0;      // of them, tiles filled from shared memory (mma operands: Thread::from_shared)
     int peak_loaded_regs = 0;           // the most registers per lane loaded and not yet read, any warp
     int loop_addresses = 0;             // global-memory instructions per pass of a warp's hottest loop, most of any warp
+    int run_addresses = 0;              // global-memory instructions one tile op call issued, most of any warp (a straight run)
     // Per-thread registers summed over the block's warps after their setmaxnreg
     // (a warp that never called it: its peak); 0 when no warp called it.
     int setmaxnreg_registers = 0;
@@ -137,6 +138,7 @@ struct Stats {
     int peak_from_shared_regs = 0;       // of them, tiles filled from shared memory (mma operands)
     int peak_loaded_regs = 0;            // the most registers per lane loaded and not yet read (any block)
     int loop_addresses = 0;              // global-memory instructions per pass of the hottest loop (any warp)
+    int run_addresses = 0;               // global-memory instructions one tile op call issued, most (any warp)
     uint32_t peak_regs_loc = 0;          // declaration that reached it
     int setmaxnreg_registers = 0;        // a block's registers after setmaxnreg (BlockTrace's), largest
     // Registers per thread the compiler is estimated to allocate, without its

@@ -169,10 +169,13 @@ void finish_block(Block& b, const CostModel& cost) {
     for (const Warp& w : b.warps) out.trace.peak_loaded_regs = std::max(out.trace.peak_loaded_regs, int(w.peak_loaded_regs));
     // The hottest loop's global-memory instructions per pass: their sites
     // are the ones visited most (and more than once); each keeps an address
-    // in registers across the loop (sim/README.md, "Registers").
+    // in registers across the loop. And the longest straight run: the most
+    // one call at a site issued, whose addresses the compiler computes
+    // before the first (sim/README.md, "Registers").
     for (const Warp& w : b.warps) {
         uint32_t most = 2, per_pass = 0;
         for (const auto& [site, st] : w.global_sites) {
+            out.trace.run_addresses = std::max(out.trace.run_addresses, int(st.per_visit));
             if (st.visits < most) continue;
             if (st.visits > most) { most = st.visits; per_pass = 0; }
             per_pass += st.per_visit;

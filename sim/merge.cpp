@@ -82,6 +82,7 @@ void Merger::add(BlockResult& br) {
     st.overhead_instructions += uint64_t(std::llround(bt.overhead_instructions));
     st.peak_loaded_regs = std::max(st.peak_loaded_regs, bt.peak_loaded_regs);
     st.loop_addresses = std::max(st.loop_addresses, bt.loop_addresses);
+    st.run_addresses = std::max(st.run_addresses, bt.run_addresses);
     bt.allowed_uninit_loc = loc_map[bt.allowed_uninit_loc];
     if (bt.allowed_uninit_reads && !st.allowed_uninit_reads) st.allowed_uninit_loc = bt.allowed_uninit_loc;
     st.allowed_uninit_reads += bt.allowed_uninit_reads;
@@ -94,13 +95,24 @@ int loop_address_registers(const CostModel& cost, int loop_addresses) {
     return int(std::lround(cost.registers_per_loop_address * loop_addresses));
 }
 
+int run_address_registers(const CostModel& cost, int run_addresses) {
+    // ptxas computes a straight run's addresses (a tile's stores: one per
+    // row and column of fragments) before its first instruction, a 64-bit
+    // address each, for the instructions' overlap; but only as far as keeps
+    // full occupancy (2048 threads of 32 registers on sm_90): past it, it
+    // computes them as it goes (scripts/registers/straight_run.sh).
+    if (run_addresses <= 0) return 0;
+    const int full_occupancy = cost.registers_per_sm / std::max(1, cost.max_threads_per_sm);
+    return std::min(full_occupancy, int(std::lround(cost.registers_run_base + cost.registers_per_run_address * run_addresses)));
+}
+
 RegisterUse register_use(const BlockTrace& b) {
-    return {b.peak_regs, b.peak_loaded_regs, b.loop_addresses, b.setmaxnreg_registers > 0, false, b.peak_from_shared_regs};
+    return {b.peak_regs, b.peak_loaded_regs, b.loop_addresses, b.setmaxnreg_registers > 0, false, b.peak_from_shared_regs, b.run_addresses};
 }
 
 RegisterUse register_use(const Stats& st) {
     return {st.peak_regs, st.peak_loaded_regs, st.loop_addresses, st.setmaxnreg_registers > 0,
-            st.warp_instructions == st.by_op[size_t(Op::exit)], st.peak_from_shared_regs};
+            st.warp_instructions == st.by_op[size_t(Op::exit)], st.peak_from_shared_regs, st.run_addresses};
 }
 
 int register_estimate(const CostModel& cost, const RegisterUse& use, unsigned threads_per_block) {
@@ -116,10 +128,12 @@ int register_estimate(const CostModel& cost, const RegisterUse& use, unsigned th
     // declared; loads into tiles are the tiles' own), whichever is more; the
     // addresses of the hottest loop's global-memory instructions, which the
     // compiler keeps across it; and what indices and loop counters take (the
-    // cost model's base). Past the per-thread limit the compiler would
-    // spill (occupancy counts the limit).
-    return cost.base_registers_per_thread + std::max(use.tiles - from_shared_saving(cost, use.from_shared), use.loaded) +
-           loop_address_registers(cost, use.loop_addresses);
+    // cost model's base). Or, when more, what the addresses of its longest
+    // straight run take while computed ahead. Past the per-thread limit the
+    // compiler would spill (occupancy counts the limit).
+    return std::max(cost.base_registers_per_thread + std::max(use.tiles - from_shared_saving(cost, use.from_shared), use.loaded) +
+                        loop_address_registers(cost, use.loop_addresses),
+                    run_address_registers(cost, use.run_addresses));
 }
 
 int from_shared_saving(const CostModel& cost, int from_shared_regs) {

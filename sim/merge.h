@@ -21,6 +21,7 @@ struct RegisterUse {
     bool reallocates = false;  // a warp called setmaxnreg
     bool idle = false;         // no warp issued anything but its exit
     int from_shared = 0;       // of the tiles, those filled from shared memory (mma operands)
+    int run_addresses = 0;     // global-memory instructions of the longest straight run (one tile op call)
 };
 // A block's (one block, before the others run) or a whole run's.
 RegisterUse register_use(const BlockTrace& b);
@@ -33,6 +34,9 @@ int register_estimate(const CostModel& cost, const RegisterUse& use, unsigned th
 int from_shared_saving(const CostModel& cost, int from_shared_regs);
 // The registers the estimate gives the hottest loop's addresses.
 int loop_address_registers(const CostModel& cost, int loop_addresses);
+// What a kernel holds while the compiler computes a straight run's addresses
+// before its first instruction: at least this many (0 without one).
+int run_address_registers(const CostModel& cost, int run_addresses);
 // What ptxas gives a kernel that does nothing: the estimate of an idle one.
 constexpr int kIdleKernelRegisters = 4;
 

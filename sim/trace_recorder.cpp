@@ -314,6 +314,7 @@ void TraceRecorder::launch_end(const RunResult& r, const SimError* error) {
     s.estimated_registers = st.estimated_registers;
     s.peak_loaded_regs = st.peak_loaded_regs;
     s.loop_addresses = st.loop_addresses;
+    s.run_addresses = st.run_addresses;
     s.peak_from_shared_regs = st.peak_from_shared_regs;
     s.peak_regs_loc = trace_loc(st.peak_regs_loc);
     for (const LiveRegs& l : st.peak_live) s.peak_live.emplace_back(l).loc = trace_loc(l.loc);

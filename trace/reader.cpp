@@ -601,6 +601,8 @@ private:
             s.peak_loaded_regs = int(as_int(field(r, p, "peak_loaded_regs"), p + ".peak_loaded_regs", 0, 1 << 20));
         if (r.contains("loop_addresses"))
             s.loop_addresses = int(as_int(field(r, p, "loop_addresses"), p + ".loop_addresses", 0, 1 << 20));
+        if (r.contains("run_addresses"))
+            s.run_addresses = int(as_int(field(r, p, "run_addresses"), p + ".run_addresses", 0, 1 << 20));
         if (r.contains("peak_from_shared_regs"))
             s.peak_from_shared_regs = int(as_int(field(r, p, "peak_from_shared_regs"), p + ".peak_from_shared_regs", 0, 1 << 20));
         if (r.contains("compiler")) {

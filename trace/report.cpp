@@ -508,6 +508,10 @@ std::string estimate_parts(const Summary& s, const RegisterEstimate& e) {
         return std::to_string(s.peak_regs) + " tiles" +
                (e.from_shared ? " - " + std::to_string(e.from_shared) + " (operands loaded in parts)" : std::string()) + rest;
     case RegisterEstimate::From::loaded: return std::to_string(s.peak_loaded_regs) + " loaded, not yet read" + rest;
+    case RegisterEstimate::From::run:
+        // One tile op's global accesses, their addresses computed before the first.
+        return std::to_string(e.run_base) + " + " + std::to_string(e.run_per_address) + " x " + std::to_string(s.run_addresses) +
+               " addresses computed ahead" + (e.run_capped ? ", at most " + std::to_string(e.run) + " (full occupancy)" : std::string());
     case RegisterEstimate::From::idle: return "the kernel issued nothing";
     case RegisterEstimate::From::setmaxnreg: break;
     }
@@ -633,6 +637,10 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
             row("peak registers", "about " + total + " per thread, an estimate: " + std::to_string(s.peak_loaded_regs) +
                                       (e.addresses ? " loaded + " : " loaded before use + ") + std::to_string(e.base) + " base" +
                                       (e.addresses ? " + " + std::to_string(e.addresses) + " loop addresses" : std::string()));
+            break;
+        case RegisterEstimate::From::run:
+            row("peak registers", "about " + total + " per thread (" + std::to_string(s.run_addresses) +
+                                      " addresses computed ahead), an estimate");
             break;
         case RegisterEstimate::From::idle:
             row("peak registers", "about " + total + " per thread, an estimate: the kernel issued nothing");
@@ -870,8 +878,10 @@ void write_registers(LineWriter& w, const Trace& t, const Launch& l, const Summa
     heading(w, "Registers");
     const Registers regs = registers_of(t, s);
     if (s.peak_regs == 0) {
-        // A kernel of plain arrays and scalars (rotary's): no tile holds registers.
-        w.line("  no register tiles or vectors: the kernel keeps its data in arrays and scalars of its own");
+        // A kernel of plain arrays and scalars (rotary's), or of tiles that only
+        // ever held one value (lesson 12's zeros): no tile holds registers.
+        w.line("  no register tiles or vectors hold registers: the kernel keeps its data in arrays and scalars");
+        w.line("  of its own, or its tiles hold one value each (zeros: the compiler uses the zero register)");
     } else {
         w.line("  peak " + std::to_string(s.peak_regs) + " registers per thread held by tiles, at " + where(t, s.peak_regs_loc));
         source_line(w, t, s.peak_regs_loc, "    ");

@@ -2,23 +2,41 @@
 #include "trace/trace.h"
 
 #include <cmath>
+#include <optional>
 
 namespace tklab::trace {
 
+namespace {
+// A number at the top of the trace's cost model (absent in older traces).
+std::optional<double> number_at(const Trace& t, const char* key) {
+    auto it = t.arch.is_object() ? t.arch.find(key) : t.arch.end();
+    if (it == t.arch.end() || !it->is_number()) return std::nullopt;
+    return it->get<double>();
+}
+} // namespace
+
 RegisterEstimate register_estimate(const Trace& t, const Summary& s) {
     RegisterEstimate e;
-    auto base = t.arch.is_object() ? t.arch.find("base_registers_per_thread") : t.arch.end();
-    if (base != t.arch.end() && base->is_number_integer()) e.base = base->get<long long>();
-    auto per_address = t.arch.is_object() ? t.arch.find("registers_per_loop_address") : t.arch.end();
-    if (per_address != t.arch.end() && per_address->is_number())
-        e.addresses = std::llround(per_address->get<double>() * s.loop_addresses);
-    auto share = t.arch.is_object() ? t.arch.find("registers_from_shared_share") : t.arch.end();
-    if (share != t.arch.end() && share->is_number())
-        e.from_shared = std::llround((1.0 - share->get<double>()) * s.peak_from_shared_regs);
+    e.base = std::llround(number_at(t, "base_registers_per_thread").value_or(0));
+    e.addresses = std::llround(number_at(t, "registers_per_loop_address").value_or(0) * s.loop_addresses);
+    if (auto share = number_at(t, "registers_from_shared_share"))
+        e.from_shared = std::llround((1.0 - *share) * s.peak_from_shared_regs);
+    // A straight run's addresses, up to full occupancy (sim/merge.cpp run_address_registers).
+    const double threads = number_at(t, "max_threads_per_sm").value_or(0);
+    if (s.run_addresses > 0 && threads > 0) {
+        const double base = number_at(t, "registers_run_base").value_or(0), per = number_at(t, "registers_per_run_address").value_or(0);
+        e.run_base = std::llround(base);
+        e.run_per_address = std::llround(per);
+        const long long all = std::llround(base + per * s.run_addresses);
+        const long long full = (long long)(number_at(t, "registers_per_sm").value_or(0) / threads);
+        e.run = std::min(all, full);
+        e.run_capped = full < all;
+    }
     e.total = s.estimated_registers > 0 ? s.estimated_registers : e.base + s.peak_regs;
     using From = RegisterEstimate::From;
     e.from = e.total == e.base + e.addresses + s.peak_regs - e.from_shared ? From::tiles
              : e.total == e.base + e.addresses + s.peak_loaded_regs ? From::loaded
+             : e.run > 0 && e.total == e.run                        ? From::run
              : e.total < e.base                                     ? From::idle  // below the base: a kernel that issued nothing
                                                                     : From::setmaxnreg;
     return e;

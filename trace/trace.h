@@ -142,6 +142,9 @@ struct Summary {
     // Global-memory instructions per pass of the hottest loop (optional; their
     // addresses are part of the estimate).
     int loop_addresses = 0;
+    // Global-memory instructions of the longest straight run (one tile op
+    // call), whose addresses the estimate holds at once (optional).
+    int run_addresses = 0;
     // Of peak_regs, tiles filled from shared memory, mma operands the estimate
     // counts a share of (optional; older traces: 0).
     int peak_from_shared_regs = 0;
@@ -273,9 +276,12 @@ struct Trace {
 // without the compiler's figures (sim/merge.cpp register_estimate), and which
 // of its terms it came from. Older traces: the cost model's base plus peak_regs.
 struct RegisterEstimate {
-    enum class From { tiles, loaded, setmaxnreg, idle };
+    enum class From { tiles, loaded, run, setmaxnreg, idle };
     long long base = 0;       // the cost model's base_registers_per_thread
     long long addresses = 0;  // the hottest loop's addresses (Summary::loop_addresses, in registers)
+    long long run = 0;        // the kernel while a straight run's addresses are computed ahead (Summary::run_addresses; 0: none)
+    long long run_base = 0, run_per_address = 0;  // what it holds besides the addresses, and per address (arch registers_run_base, registers_per_run_address)
+    bool run_capped = false;  // run is full occupancy's registers per thread, less than base plus addresses
     long long from_shared = 0;  // registers of operands filled from shared memory it leaves out (arch registers_from_shared_share)
     long long total = 0;
     From from = From::tiles;

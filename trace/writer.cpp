@@ -263,6 +263,7 @@ json summary_record(uint32_t launch, const Launch& l) {
             {"estimated_registers", s.estimated_registers},
             {"peak_loaded_regs", s.peak_loaded_regs},
             {"loop_addresses", s.loop_addresses},
+            {"run_addresses", s.run_addresses},
             {"peak_from_shared_regs", s.peak_from_shared_regs},
             {"peak_regs_loc", s.peak_regs_loc},
             {"peak_live", column(s.peak_live, [](const LiveTile& t) { return json::array({t.loc, t.regs}); })},

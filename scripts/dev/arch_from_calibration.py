@@ -364,7 +364,7 @@ def main():
     arch["measured_on"] = f"{cal['gpu']}, driver {cal['driver']}, {cal['nvcc']}, {cal['date']} ({sys.argv[1]})"
     arch["measured"] = measured
     arch["estimated"] = sorted(k for k in ["issue_cycles", "global.issue_cycles", "base_registers_per_thread", "registers_per_loop_address",
-                                           "registers_from_shared_share",
+                                           "registers_from_shared_share", "registers_run_base", "registers_per_run_address",
                                            "memory.l1_shared_bytes_per_sm", "memory.shared_carveouts_kb", "lsu.cycles_per_line", "tensor_clock_mhz", *LSU_FIELDS,
                                            *(f"alu.{kind}.instructions" for kind in ALU_INSTRUCTIONS)] if k not in measured)
     with open(arch_path, "w") as f:

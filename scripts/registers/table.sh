@@ -24,7 +24,7 @@ cases=$(dirname "$0")/cases.txt
 
 printf '# ptxas (sm_90a) against the simulator'"'"'s register estimate; %s\n' "$("$tool" --version 2>/dev/null | head -1 || echo tklab)"
 printf '# local memory: stack frame bytes / spill stores / spill loads per thread (ptxas)\n'
-printf '# estimate = base + the larger of tiles (from when each holds more than one value; less a quarter of the mma operands filled from shared memory) and loaded (registers loads filled before anything read them) + addresses (the hottest loop'"'"'s global-memory instructions); sim/README.md, "Registers"\n'
+printf '# estimate = base + the larger of tiles (from when each holds more than one value; less a quarter of the mma operands filled from shared memory) and loaded (registers loads filled before anything read them) + addresses (the hottest loop'"'"'s global-memory instructions), or, when more, a straight run'"'"'s addresses computed ahead (at most 32); sim/README.md, "Registers"\n'
 printf '# error: of the estimate, held to the 255 registers a thread can have (past them the compiler spills)\n'
 printf '%-14s %-20s %-34s %6s %11s %6s %6s %9s %9s %7s\n' program variant kernel ptxas local tiles loaded addresses estimate error
 n=0; sum=0; worst=0; worst_row=""

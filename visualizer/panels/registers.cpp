@@ -266,6 +266,12 @@ void occupancy(const trace::Trace& t, const trace::Launch& l) {
                       "  per thread: about %d (registers loaded before use, more than the tiles hold)%s + %lld (the cost "
                       "model's base for indices and loop counters) = %lld registers",
                       s.peak_loaded_regs, addresses, e.base, e.total);
+    else if (e.from == trace::RegisterEstimate::From::run)
+        std::snprintf(line, sizeof line,
+                      "  per thread: about %lld registers while the addresses of a straight run of %d global-memory "
+                      "instructions (one tile op) are computed before its first: %lld + %lld each%s",
+                      e.total, s.run_addresses, e.run_base, e.run_per_address,
+                      e.run_capped ? ", held to full occupancy's registers per thread" : "");
     else if (e.from == trace::RegisterEstimate::From::idle)
         std::snprintf(line, sizeof line, "  per thread: about %lld registers (the kernel issued nothing)", e.total);
     else
