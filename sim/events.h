@@ -46,6 +46,17 @@ using Event = trace::Event;
 constexpr bool operator==(uint8_t index, Op op) { return index == uint8_t(op); }
 constexpr bool operator==(uint8_t index, Stall stall) { return index == uint8_t(stall); }
 
+// Part of an event's stall cycles, of one reason. An event names the reason
+// that cost it the most; one that waited for more than one has each part
+// here, so the stall totals count every cycle under its own reason, as PC
+// sampling does (address arithmetic: its issue cycles `selected`, the rest
+// `wait`). Events without parts: all their stall_cycles are their stall's.
+struct StallPart {
+    uint32_t event = 0;   // index into BlockTrace::events
+    uint32_t cycles = 0;
+    uint8_t stall = 0;
+};
+
 struct SmemRecord {
     uint32_t event = 0;         // index into BlockTrace::events
     BankAnalysis banks;
@@ -73,6 +84,7 @@ struct BlockTrace {
     bool timeline = true;       // the observer asked for a full timeline of this block
     uint64_t cycles = 0;        // when the block's last warp finished
     std::vector<Event> events;
+    std::vector<StallPart> stall_parts;  // events that waited for more than one reason: each part
     std::vector<SmemRecord> smem;
     std::vector<uint32_t> lane_addrs;
     std::vector<BarrierRecord> barriers;
@@ -97,6 +109,16 @@ struct BlockTrace {
     uint32_t peak_regs_loc = 0;
     std::vector<LiveRegs> peak_live;    // what was live at that peak
 };
+
+// f(event, stall, cycles) for each stall reason of each event that waited.
+template <class F>
+void for_each_stall(const BlockTrace& bt, F&& f) {
+    std::vector<bool> split(bt.events.size());
+    for (const StallPart& p : bt.stall_parts) split[p.event] = true;
+    for (size_t i = 0; i < bt.events.size(); ++i)
+        if (!split[i] && bt.events[i].stall_cycles) f(bt.events[i], bt.events[i].stall, uint64_t(bt.events[i].stall_cycles));
+    for (const StallPart& p : bt.stall_parts) f(bt.events[p.event], p.stall, uint64_t(p.cycles));
+}
 
 struct Location { std::string file; int line = 0; };
 

@@ -33,8 +33,8 @@ void Merger::add(BlockResult& br) {
         e.op_name = uint16_t(name_map[e.op_name]);
         st.warp_instructions++;
         st.by_op[size_t(e.op)]++;
-        st.stall_cycles[size_t(e.stall)] += e.stall_cycles;
     }
+    for_each_stall(bt, [&](const Event&, uint8_t stall, uint64_t cycles) { st.stall_cycles[stall] += cycles; });
     for (BarrierRecord& b : bt.barriers) {
         b.loc = loc_map[b.loc];
         st.barrier_wait_cycles += b.release - b.arrive;

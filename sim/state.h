@@ -133,6 +133,7 @@ struct Warp {
     WarpState state = WarpState::runnable;
     uint64_t wait_since = 0;
     int wait_event = -1;
+    int split_event = -1;  // its event with stall parts (BlockTrace::stall_parts), if the latest
     int wait_bar = 0;
     uint32_t wait_addr = 0, wait_parity = 0;
     const char* wait_file = "";
@@ -375,5 +376,21 @@ struct Block {
     // (launch.cpp, probe_blocks_per_sm): its global stores are dropped.
     bool probe = false;
 };
+
+// Adds `cycles` of stall `why` to warp w's event `ev` in `bt`. The event
+// names the reason that cost it the most, or this one whatever it cost
+// (`name`: a barrier's release names the wait); a second reason splits it
+// into parts (BlockTrace::stall_parts).
+inline void charge_stall(BlockTrace& bt, Warp& w, int ev, Stall why, uint64_t cycles, bool name = false) {
+    if (cycles == 0) return;
+    Event& e = bt.events[size_t(ev)];
+    if (w.split_event != ev && e.stall_cycles > 0 && e.stall != why) {
+        bt.stall_parts.push_back({uint32_t(ev), e.stall_cycles, e.stall});
+        w.split_event = ev;
+    }
+    if (w.split_event == ev) bt.stall_parts.push_back({uint32_t(ev), uint32_t(cycles), uint8_t(why)});
+    if (name || e.stall == Stall::none || cycles > e.stall_cycles) e.stall = uint8_t(why);
+    e.stall_cycles += uint32_t(cycles);
+}
 
 } // namespace tklab::sim

@@ -202,12 +202,13 @@ void TraceRecorder::block_done(const BlockTrace& bt, const RunResult& r) {
         t.name = name_map_[g.name];
     }
 
-    for (const Event& e : bt.events) {
+    auto line = [&](const Event& e) -> trace::LineStalls& {
         trace::LineStalls& ls = agg.lines[loc_map_[e.loc]];
         if (ls.cycles.empty()) { ls.loc = loc_map_[e.loc]; ls.cycles.assign(nstalls, 0); }
-        ls.instructions++;
-        ls.cycles[size_t(e.stall)] += e.stall_cycles;
-    }
+        return ls;
+    };
+    for (const Event& e : bt.events) line(e).instructions++;
+    for_each_stall(bt, [&](const Event& e, uint8_t stall, uint64_t cycles) { line(e).cycles[stall] += cycles; });
     for (const SmemRecord& s : bt.smem) {
         const Event& e = bt.events[s.event];
         const auto key = std::make_pair(loc_map_[e.loc], e.op);

@@ -212,6 +212,11 @@ void write_timing(std::ostream& out, const TimingFidelity& f, bool color) {
                               s.sim ? percent(s.sim).c_str() : "not modelled", percent(s.gpu).c_str(), "");
                 out << line;
             }
+            if (const auto d = l.stall_distance()) {
+                std::snprintf(line, sizeof line, "      the two distributions %.0f%% apart (half the sum of the differences, each scaled to 100%%)\n",
+                              *d * 100.0);
+                out << line;
+            }
         }
         if (!l.hot_lines.empty()) {
             const size_t plain = l.hot_lines.size() - l.modelled_lines();
@@ -230,14 +235,29 @@ void write_timing(std::ostream& out, const TimingFidelity& f, bool color) {
     }
 }
 
+std::optional<double> TimingLaunch::stall_distance() const {
+    double sim_sum = 0, gpu_sum = 0;
+    for (const TimingShare& s : stalls) {
+        sim_sum += s.sim.value_or(0);
+        gpu_sum += s.gpu.value_or(0);
+    }
+    if (sim_sum <= 0 || gpu_sum <= 0) return std::nullopt;
+    double d = 0;
+    for (const TimingShare& s : stalls) d += std::fabs(s.sim.value_or(0) / sim_sum - s.gpu.value_or(0) / gpu_sum);
+    return d / 2;
+}
+
 void write_timing_summary(std::ostream& out, const TimingFidelity& f) {
     for (size_t i = 0; i < f.launches.size(); ++i) {
         const TimingLaunch& l = f.launches[i];
         const size_t agree = l.agreeing_lines();
-        char line[280];
-        std::snprintf(line, sizeof line, "timing: %s %s launch %zu sim_us %.3f gpu_us %.3f error %s hot_lines %zu/%zu modelled_lines %zu/%zu\n",
+        char line[320];
+        const auto distance = l.stall_distance();
+        std::snprintf(line, sizeof line,
+                      "timing: %s %s launch %zu sim_us %.3f gpu_us %.3f error %s hot_lines %zu/%zu modelled_lines %zu/%zu stall_distance %s\n",
                       f.program.c_str(), f.variant.c_str(), i, l.sim_us.value_or(-1), l.gpu_us.value_or(-1),
-                      l.time_error() ? std::to_string(*l.time_error()).c_str() : "none", agree, l.hot_lines.size(), agree, l.modelled_lines());
+                      l.time_error() ? std::to_string(*l.time_error()).c_str() : "none", agree, l.hot_lines.size(), agree, l.modelled_lines(),
+                      distance ? std::to_string(*distance).c_str() : "none");
         out << line;
     }
 }

@@ -60,6 +60,11 @@ struct TimingLaunch {
         if (!sim_us || !gpu_us || *gpu_us <= 0) return std::nullopt;
         return *sim_us / *gpu_us - 1.0;
     }
+    // How far apart the two stall-reason distributions are: half the sum of
+    // the differences of the shares, each side's shares scaled to sum to 1
+    // (0: the same, 1: nothing in common; a reason one side lacks counts
+    // whole). Absent without both sides' stalls.
+    std::optional<double> stall_distance() const;
     // Hot lines whose top reason agrees, and those that hold simulator instructions.
     size_t agreeing_lines() const { return size_t(std::count_if(hot_lines.begin(), hot_lines.end(), [](const HotLine& h) { return h.agrees(); })); }
     size_t modelled_lines() const { return size_t(std::count_if(hot_lines.begin(), hot_lines.end(), [](const HotLine& h) { return h.modelled(); })); }
@@ -80,8 +85,9 @@ TimingFidelity compare_timing(const trace::Trace& sim, const trace::Trace& gpu);
 void write_timing(std::ostream& out, const TimingFidelity& f, bool color = false);
 
 // One line a script can gather: "timing: PROGRAM VARIANT launch N sim_us G
-// gpu_us G error E hot_lines A/B modelled_lines A/C": A hot lines agree, of B,
-// of which C hold simulator instructions.
+// gpu_us G error E hot_lines A/B modelled_lines A/C stall_distance D": A hot
+// lines agree, of B, of which C hold simulator instructions; D is
+// TimingLaunch::stall_distance ("none" when absent).
 void write_timing_summary(std::ostream& out, const TimingFidelity& f);
 
 } // namespace tklab::profiler

@@ -4,8 +4,9 @@
 # scripts/gpu/fidelity_timing.sh), runs the same program, variant, size and seed
 # in the simulator here and prints `tklab fidelity`'s timing tables: kernel
 # time, regions' shares, stall reasons and hot lines, simulator beside GPU.
-# Ends with the summary: mean and worst kernel-time error, and how many hot
-# lines' top stall reason agrees.
+# Ends with the summary: mean and worst kernel-time error, how many hot lines'
+# top stall reason agrees, and how far apart the two stall-reason
+# distributions are (TimingLaunch::stall_distance).
 # ARCH is the simulator's cost model (sim/arch/ARCH.json), the one measured on
 # the GPU that recorded the traces: h100 (default) or h200. SIM_ARGS adds
 # options to each simulator run (SIM_ARGS=--no-l1: the L1 model off). Occupancy
@@ -57,8 +58,12 @@ while read -r name variant one many; do
   done
 done < <(grep -v '^#' scripts/fidelity/timing_cases.txt)
 echo "Summary (simulator against the GPU's median warm kernel time; error = simulator / GPU - 1):"
-awk '{ printf "  %-5s %-14s %-13s %10.2f us %10.2f us  %+7.0f%%  hot lines agree %s\n", $2, $3, $4, $8, $10, $12 * 100, $14 }' "$work/summary"
+awk '{ printf "  %-5s %-14s %-13s %10.2f us %10.2f us  %+7.0f%%  hot lines agree %s  stalls %s apart\n", $2, $3, $4, $8, $10, $12 * 100, $14,
+         $18 == "none" ? "-" : sprintf("%.0f%%", 100 * $18) }' "$work/summary"
 awk '{ e = $12 < 0 ? -$12 : $12; n++; s += e; if (e > w) { w = e; wn = $3 " " $4 " " $2 }
-       split($14, h, "/"); a += h[1]; t += h[2]; split($16, m, "/"); mt += m[2] }
-     END { if (n) printf "Kernel time: mean absolute error %.0f%% over %d launches, worst %.0f%% (%s). Hot lines: top stall reason agrees on %d of %d (%.0f%%); on %d of the %d that hold simulator instructions (%.0f%%), the rest being plain code it does not issue.\n",
-                         100 * s / n, n, 100 * w, wn, a, t, t ? 100 * a / t : 0, a, mt, mt ? 100 * a / mt : 0 }' "$work/summary"
+       split($14, h, "/"); a += h[1]; t += h[2]; split($16, m, "/"); mt += m[2]
+       if ($18 != "none") { dn++; ds += $18; if ($18 > dw) { dw = $18; dwn = $3 " " $4 " " $2 } } }
+     END { if (n) printf "Kernel time: mean absolute error %.0f%% over %d launches, worst %.0f%% (%s). Hot lines: top stall reason agrees on %d of %d (%.0f%%); on %d of the %d that hold simulator instructions (%.0f%%), the rest being plain code it does not issue.",
+                         100 * s / n, n, 100 * w, wn, a, t, t ? 100 * a / t : 0, a, mt, mt ? 100 * a / mt : 0
+           if (dn) printf " Stall reasons: the distributions %.0f%% apart on average, at most %.0f%% (%s).", 100 * ds / dn, 100 * dw, dwn
+           if (n) printf "\n" }' "$work/summary"

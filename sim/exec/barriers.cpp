@@ -21,12 +21,8 @@ namespace tklab::sim {
 // A warp parked at a barrier or an mbarrier runs again at `release`.
 void resume_waiter(Block& b, Warp& w, uint64_t release, Stall why) {
     if (w.wait_event >= 0) {
-        Event& e = b.hooks.trace().events[size_t(w.wait_event)];
-        e.done = release;
-        if (release > w.wait_since) {
-            e.stall = uint8_t(why);
-            e.stall_cycles += uint32_t(release - w.wait_since);
-        }
+        b.hooks.trace().events[size_t(w.wait_event)].done = release;
+        if (release > w.wait_since) charge_stall(b.hooks.trace(), w, w.wait_event, why, release - w.wait_since, true);
     }
     // The warp that completes a barrier may be the waiter itself (the event
     // is still being built); finish_event() then sees it runnable.

@@ -96,9 +96,7 @@ private:
     // Waits before issue; the event keeps the reason that cost the most.
     void wait_until(uint64_t when, Stall why) {
         if (when <= t_) return;
-        Event& e = trace().events[size_t(ev_)];
-        if (e.stall == Stall::none || when - t_ > e.stall_cycles) e.stall = uint8_t(why);
-        e.stall_cycles += uint32_t(when - t_);
+        charge_stall(trace(), w_, ev_, why, when - t_);
         t_ = when;
     }
     // Registers a load fills (`regs` per lane) are ready at `ready`: the next

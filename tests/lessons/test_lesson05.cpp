@@ -68,7 +68,7 @@ TEST_CASE("lesson 5: the exercise as shipped fails the check on the goal", "[les
     CHECK_FALSE(res.passed);
     CHECK(res.part == "goal");  // right at every size, and synchronous
     CHECK(res.report.find("correct at K=512 M=128 N=128") != std::string::npos);
-    CHECK(res.report.find("warps spent 40.0% of their time waiting for global memory") != std::string::npos);
+    CHECK(res.report.find("warps spent 37.9% of their time waiting for global memory") != std::string::npos);
     // No cp.async at all: that is what the check says is likely.
     CHECK(res.mistake == "loads_synchronous");
 }

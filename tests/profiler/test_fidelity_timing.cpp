@@ -163,7 +163,8 @@ TEST_CASE("timing fidelity: stall shares and hot lines, with the mbarrier wait u
     CHECK(l.hot_lines[1].sim_reason == "barrier");
     CHECK_FALSE(l.hot_lines[1].agrees());
     CHECK_THAT(summary_of(f), Catch::Contains("timing: lesson07 solution launch 0 sim_us"));
-    CHECK_THAT(summary_of(f), Catch::EndsWith("hot_lines 1/2 modelled_lines 1/2\n"));
+    REQUIRE(l.stall_distance());
+    CHECK_THAT(summary_of(f), Catch::EndsWith("hot_lines 1/2 modelled_lines 1/2 stall_distance " + std::to_string(*l.stall_distance()) + "\n"));
     CHECK_THAT(table_of(f), Catch::Contains("top reason agrees on 1 of 2"));
     CHECK_THAT(table_of(f), Catch::Contains("not modelled"));
 }
@@ -205,5 +206,32 @@ TEST_CASE("timing fidelity: a hot line the simulator issues nothing on is plain 
     CHECK(l.hot_lines[0].modelled());
     CHECK_THAT(table_of(f), Catch::Contains("top reason agrees on 1 of 2; 1 is plain code (no instruction)"));
     CHECK_THAT(table_of(f), Catch::Contains("simulator (no instruction)"));
-    CHECK_THAT(summary_of(f), Catch::EndsWith("hot_lines 1/2 modelled_lines 1/1\n"));
+    CHECK_THAT(summary_of(f), Catch::Contains("hot_lines 1/2 modelled_lines 1/1 stall_distance "));
+}
+
+TEST_CASE("timing fidelity: the stall distributions' distance", "[fidelity]") {
+    using tklab::profiler::TimingLaunch;
+    using tklab::profiler::TimingShare;
+    // Each side's shares are scaled to sum to 1: the simulator's 0.6 and 0.2
+    // are 0.75 and 0.25; against the GPU's 0.5 and 0.5 (one reason shared),
+    // |0.75 - 0.5| + 0.25 + 0.5 = 1, halved.
+    TimingLaunch l;
+    l.stalls = {{"a", 0.6, 0.5}, {"b", 0.2, std::nullopt}, {"c", std::nullopt, 0.5}};
+    CHECK(*l.stall_distance() == Approx(0.5));
+    // Random shares: the same on both sides (scaled) is 0, none in common 1.
+    std::mt19937 rng(41);
+    for (int round = 0; round < 20; ++round) {
+        TimingLaunch same, apart;
+        const int n = 1 + int(rng() % 8);
+        const double scale = 0.2 + double(rng() % 80) / 100.0;
+        for (int k = 0; k < n; ++k) {
+            const double x = double(1 + rng() % 100) / 100.0;
+            same.stalls.push_back({"r" + std::to_string(k), x * scale, x});
+            apart.stalls.push_back({"s" + std::to_string(k), x, std::nullopt});
+            apart.stalls.push_back({"g" + std::to_string(k), std::nullopt, x});
+        }
+        CHECK(*same.stall_distance() == Approx(0).margin(1e-12));
+        CHECK(*apart.stall_distance() == Approx(1));
+    }
+    CHECK_FALSE(TimingLaunch{}.stall_distance());
 }

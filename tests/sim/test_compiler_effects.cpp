@@ -12,6 +12,7 @@
 #include "sim/cost_model.h"
 #include "sim/kernel_source.h"
 #include "sim/simulator.h"
+#include "sim/trace_recorder.h"
 #include "support/l1_model.h"
 #include "tk/tk.h"
 
@@ -252,6 +253,41 @@ TEST_CASE("compiler effects: a tile op's arithmetic shows as PC sampling shows i
     REQUIRE(events.size() == size_t(n));
     CHECK(events.back().stall == tklab::sim::Stall::not_selected);
     CHECK(r.stats.stall_cycles[size_t(tklab::sim::Stall::not_selected)] > 0);
+}
+
+TEST_CASE("compiler effects: an instruction that waits for two reasons counts each part under its own", "[sim][alu]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(43);
+    const int n = 2 + int(rng() % 6);
+    // One warp alone: each exp issues its instructions (`selected`) and waits
+    // for the rest of its latency (`wait`). The event names the longer part;
+    // the run's totals and the report's lines count both, as PC sampling
+    // counts each cycle.
+    std::vector<float> host(32, float(rng() % 10));
+    tk::device_buffer<float> out(host.size(), host, "out");
+    auto run = [&](int ops) {
+        tklab::sim::TraceRecorder rec(tklab::sim::RecorderOptions{});
+        tk::launch("arithmetic", arithmetic_kernel<Arith::exp>, dim3(1), dim3(32), 0, out.data(), ops);
+        rec.close();
+        const tklab::sim::RunResult& r = tklab::sim::last_run();
+        uint64_t events = 0, totals = 0, lines = 0;
+        for (const auto& e : r.blocks.at(0).events) events += e.stall_cycles;
+        for (uint64_t c : r.stats.stall_cycles) totals += c;
+        const tklab::trace::Summary& s = *rec.trace().launches.back().summary;
+        for (const auto& ls : s.line_stalls)
+            for (uint64_t c : ls.cycles) lines += c;
+        // Every cycle waited is counted once, under one reason.
+        CHECK(totals == events);
+        CHECK(lines == events);
+        return std::pair{r.stats.stall_cycles[size_t(tklab::sim::Stall::selected)], r.stats.stall_cycles[size_t(tklab::sim::Stall::wait)]};
+    };
+    const auto [sel0, wait0] = run(n);
+    const auto [sel1, wait1] = run(n + 1);
+    const auto& c = m.alu[size_t(AluKind::exp)];
+    const double issuing = 32 * c.instructions * m.issue_cycles;
+    REQUIRE(issuing < 32 * c.latency);
+    CHECK(double(sel1 - sel0) == Approx(issuing).margin(1));
+    CHECK(double(wait1 - wait0) == Approx(32 * c.latency - issuing).margin(1));
 }
 
 TEST_CASE("compiler effects: a tile op's global loads wait one latency together", "[sim][memory]") {

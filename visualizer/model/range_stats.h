@@ -14,7 +14,7 @@ struct RangeStats {
     int active_warps = 0;                  // warps that issued at least one instruction in the range
     uint64_t instructions = 0;             // warp instructions issued in the range
     std::vector<uint64_t> by_op;           // by Trace::ops index
-    std::vector<uint64_t> stall_cycles;    // by Trace::stalls index; the part of each wait inside the range
+    std::vector<uint64_t> stall_cycles;    // by Trace::stalls index (each event's reason); the part of each wait inside the range
     std::vector<uint64_t> warp_instructions;  // by warp
     std::vector<uint64_t> warp_stall_cycles;  // by warp, clipped like stall_cycles
     trace::SmemTotals ld_shared, st_shared, ldmatrix, stmatrix;  // instructions issued in the range

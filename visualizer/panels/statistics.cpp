@@ -29,6 +29,7 @@ struct Figures {
     const trace::SmemTotals* smem[4] = {};
     uint64_t barrier_wait_cycles = 0;
     uint64_t warp_cycles = 0;  // the time warps existed: the denominator of every share
+    bool main_reasons = false;  // a range: each instruction's wait under the reason that cost it most
 };
 const char* const kSmemKinds[4] = {"ld.shared", "st.shared", "ldmatrix", "stmatrix"};
 
@@ -123,6 +124,9 @@ void key_value(const char* key, const std::string& value) {
 void draw_figures(const trace::Trace& t, const Figures& f) {
     if (ImGui::CollapsingHeader("Stall cycles by reason", ImGuiTreeNodeFlags_DefaultOpen)) {
         dim_wrapped("cycles warps waited before they could issue (barrier waits included); % of the time warps existed");
+        if (f.main_reasons)
+            dim_wrapped("a range counts each instruction's wait under the reason that cost it most (the events'); the whole "
+                        "run's figures and the report count each cycle under its own");
         std::vector<BarRow> rows;
         for (size_t i = 1; f.stall_cycles && i < f.stall_cycles->size(); ++i) {
             const std::string name = i < t.stalls.size() ? t.stalls[i] : "?";
@@ -257,7 +261,9 @@ void draw_range(const ViewState& v, uint64_t begin, uint64_t end) {
         dim_wrapped("nothing happened in this range");
         return;
     }
-    draw_figures(t, figures_of(s, s.instructions, s.cycles() * uint64_t(s.warps)));
+    Figures f = figures_of(s, s.instructions, s.cycles() * uint64_t(s.warps));
+    f.main_reasons = true;
+    draw_figures(t, f);
     if (ImGui::CollapsingHeader("By warp", ImGuiTreeNodeFlags_DefaultOpen)) {
         const ImGuiTableFlags flags = ImGuiTableFlags_RowBg | ImGuiTableFlags_BordersInnerV | ImGuiTableFlags_SizingFixedFit;
         if (ImGui::BeginTable("##warps", 3, flags)) {
