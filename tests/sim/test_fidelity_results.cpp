@@ -101,3 +101,29 @@ TEST_CASE("fidelity results: sim/README.md's share of conflicted wavefronts at 4
     const std::string readme = one_line(kRoot / "sim" / "README.md");
     CHECK_THAT(readme, Catch::Contains("the demo GEMM at 4096^3 now has " + share + " of its shared-memory load wavefronts as conflicts on the H200"));
 }
+
+TEST_CASE("fidelity results: sim/README.md's stall figures are the H200 report's summary", "[sim][results]") {
+    // "Hot lines: top stall reason agrees on A of B (..%); on A of the C that
+    // hold simulator instructions ... Stall reasons: the distributions D% apart
+    // on average, at most W% (PROGRAM VARIANT TAG)."
+    std::vector<std::string> w;
+    for (const std::string& line : lines_of(kRoot / "results" / "fidelity_timing_h200.txt"))
+        if (line.rfind("Kernel time:", 0) == 0) w = words(line);
+    REQUIRE(!w.empty());
+    std::string agree, hot, modelled, mean, most;
+    for (size_t i = 0; i + 4 < w.size(); ++i) {
+        if (w[i] == "agrees" && w[i + 1] == "on" && agree.empty()) { agree = w[i + 2]; hot = w[i + 4]; }
+        if (w[i] == "the" && w[i + 2] == "that" && w[i + 3] == "hold") modelled = w[i + 1];
+        if (w[i] == "distributions") mean = w[i + 1];
+        if (w[i] == "at" && w[i + 1] == "most") { most = w[i + 2]; CHECK(w[i + 3] == "(lesson04"); }
+    }
+    REQUIRE(!agree.empty());
+    REQUIRE(!mean.empty());
+    REQUIRE(!most.empty());
+    const int plain = std::stoi(hot) - std::stoi(modelled);
+    const std::string readme = one_line(kRoot / "sim" / "README.md");
+    CHECK_THAT(readme, Catch::Contains("distributions are " + mean + " apart on average"));
+    CHECK_THAT(readme, Catch::Contains("at most " + most + " (lesson 4's transpose"));
+    CHECK_THAT(readme, Catch::Contains("the top reason agrees on " + agree + " of " + hot + " hot lines, " + std::to_string(plain) +
+                                       " of them plain code"));
+}
