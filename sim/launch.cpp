@@ -420,6 +420,10 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     // start at their exits).
     std::vector<uint64_t> stream_ack_tail(streams.size());
     const int slots = int(std::max<uint64_t>(layout.largest(), 1));
+    // The first wave's blocks are dealt one at a time, one to each SM in
+    // turn (launch.dispatch_cycles_per_block each): an SM's i-th block starts
+    // i rounds after its first, so resident blocks do not run in lockstep.
+    const double dispatch_round = cost.launch_dispatch_cycles_per_block * double(std::min<uint64_t>(nblocks, uint64_t(multiprocessors())));
     std::atomic<uint64_t> next_stream{0};
     auto worker = [&] {
         StackPool stacks(options().stack_bytes);
@@ -463,6 +467,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
                                  pipes, smem[j], shadow[j], out);
                     blocks[j]->warp_base = int(j * blocks[j]->warps.size());
                     blocks[j]->first_wave = stream.first_wave && i < size_t(slots);
+                    if (blocks[j]->first_wave) cycle += uint64_t(std::llround(dispatch_round * double(i)));
                     for (Warp& w : blocks[j]->warps) w.clock = cycle;
                     started[j] = cycle;
                     runners[j] = std::make_unique<BlockRunner>(*blocks[j], stacks, body);

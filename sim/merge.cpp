@@ -98,9 +98,10 @@ int loop_address_registers(const CostModel& cost, int loop_addresses) {
 int run_address_registers(const CostModel& cost, int run_addresses) {
     // ptxas computes a straight run's addresses (a tile's stores: one per
     // row and column of fragments) before its first instruction, a 64-bit
-    // address each, for the instructions' overlap; but only as far as keeps
-    // full occupancy (2048 threads of 32 registers on sm_90): past it, it
-    // computes them as it goes (scripts/registers/straight_run.sh).
+    // address each, for the instructions' overlap; but mostly only as far as
+    // keeps full occupancy (2048 threads of 32 registers on sm_90), computing
+    // the rest as it goes (probes: 32 to 42 past it;
+    // scripts/registers/straight_run.sh).
     if (run_addresses <= 0) return 0;
     const int full_occupancy = cost.registers_per_sm / std::max(1, cost.max_threads_per_sm);
     return std::min(full_occupancy, int(std::lround(cost.registers_run_base + cost.registers_per_run_address * run_addresses)));
@@ -200,14 +201,16 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     const bool tensor = st.by_op[size_t(Op::mma)] + st.by_op[size_t(Op::wgmma)] > 0;
     st.clock_mhz = tensor ? cost.tensor_clock_mhz : cost.clock_mhz;
     const double overhead_scale = st.clock_mhz / cost.clock_mhz;
-    // The launch overhead: an empty one-block kernel's time, and each block
-    // more of the first wave dispatched (those of later waves start as slots
-    // free, while others run). A launch none of whose blocks finished has no
-    // time to add it to. It was timed (CUPTI) and converted at clock_mhz: the
-    // same time is fewer of a slower clock's cycles.
-    const uint64_t first_wave = std::min<uint64_t>(nblocks, uint64_t(std::max(st.blocks_per_sm, 1)) * uint64_t(cost.sms));
+    // The launch overhead: an empty one-block kernel's time, and each SM
+    // more dealt its first block (an SM's later first-wave blocks start a
+    // round of dealing after each other, in its time: launch.cpp; those of
+    // later waves start as slots free, while others run). A launch none of
+    // whose blocks finished has no time to add it to. It was timed (CUPTI)
+    // and converted at clock_mhz: the same time is fewer of a slower clock's
+    // cycles.
+    const uint64_t first_round = std::min<uint64_t>(nblocks, uint64_t(std::max(cost.sms, 1)));
     st.launch_overhead_cycles = st.blocks_run ? uint64_t(std::llround(overhead_scale * (std::max(0, cost.launch_overhead_cycles) +
-                                                                                       cost.launch_dispatch_cycles_per_block * double(first_wave - 1))))
+                                                                                       cost.launch_dispatch_cycles_per_block * double(first_round - 1))))
                                               : 0;
     st.time_limit = "blocks";
     uint64_t bound = st.wave_cycles;

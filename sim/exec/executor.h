@@ -93,7 +93,8 @@ private:
     // compares with) the old value: the fix is to initialise it first.
     void check_global_written(const Thread& t, const Allocation& al, uintptr_t a, uint64_t bytes, const char* what, bool atomic = false);
 
-    // Waits before issue; the event keeps the reason that cost the most.
+    // Waits before issue; the event keeps the reason that cost the most, the
+    // totals each part's (charge_stall).
     void wait_until(uint64_t when, Stall why) {
         if (when <= t_) return;
         charge_stall(trace(), w_, ev_, why, when - t_);

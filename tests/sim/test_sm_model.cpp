@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <cmath>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -250,6 +251,27 @@ TEST_CASE("SM model: a block of the next wave starts in the slot another leaves,
         CHECK(r.blocks[2].cycles == r.blocks[1].cycles + pipe_wait);
         CHECK(r.blocks[1].cycles + r.blocks[2].cycles < long_one);
         CHECK(r.stats.wave_cycles == long_one);  // not long_one + block 2's
+    }
+}
+
+TEST_CASE("SM model: an SM's first-wave blocks start a round of the dispatcher's dealing apart", "[sim][sm]") {
+    // The GPU deals a launch's first blocks one at a time, one to each SM in
+    // turn (launch.dispatch_cycles_per_block each): an SM's second block
+    // starts a round, sms x that, after its first. Two one-warp blocks per
+    // SM (by shared memory), on sub-partitions of their own: nothing else
+    // holds the second back.
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(61);
+    for (int trial = 0; trial < 3; ++trial) {
+        const int sms = 20 + int(rng() % 120), n = 8 + int(rng() % 24);
+        sms_as many(sms);
+        tk::launch("mma", mma_kernel, dim3(unsigned(sms)), dim3(32), 100 * 1024, n);
+        const tklab::sim::Stats one = tklab::sim::last_run().stats;
+        tk::launch("mma", mma_kernel, dim3(unsigned(2 * sms)), dim3(32), 100 * 1024, n);
+        const tklab::sim::Stats two = tklab::sim::last_run().stats;
+        INFO(sms << " SMs, " << n << " mma");
+        REQUIRE(two.blocks_together == 2);
+        CHECK(two.wave_cycles - one.wave_cycles == uint64_t(std::llround(m.launch_dispatch_cycles_per_block * sms)));
     }
 }
 
