@@ -127,3 +127,10 @@ TEST_CASE("fidelity results: sim/README.md's stall figures are the H200 report's
     CHECK_THAT(readme, Catch::Contains("the top reason agrees on " + agree + " of " + hot + " hot lines, " + std::to_string(plain) +
                                        " of them plain code"));
 }
+
+TEST_CASE("fidelity results: sim/README.md's figures for the dispatcher's dealing are the H200 report's", "[sim][results]") {
+    const std::string report = "fidelity_timing_h200.txt";
+    const std::string readme = one_line(kRoot / "sim" / "README.md");
+    CHECK_THAT(readme, Catch::Contains("lessons 5 and 9 are now " + error_of(report, "many", "lesson05", "solution") + " and " +
+                                       error_of(report, "many", "lesson09", "solution") + " against the H200"));
+}
