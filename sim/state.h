@@ -133,6 +133,14 @@ struct Warp {
     WarpState state = WarpState::runnable;
     uint64_t wait_since = 0;
     int wait_event = -1;
+    // Its instruction waits for loaded data past its clock: the warp yields
+    // until the data is there (its clock moves on), so the other warps'
+    // instructions of the cycles between take the issue slot and the pipes
+    // first, as on the GPU. The instruction's event, number and site so far.
+    bool yielded = false;
+    int yield_event = -1;
+    uint32_t yield_seq = 0, yield_site = 0;
+    uint64_t yield_begun = 0;
     int split_event = -1;  // its event with stall parts (BlockTrace::stall_parts), if the latest
     int wait_bar = 0;
     uint32_t wait_addr = 0, wait_parity = 0;

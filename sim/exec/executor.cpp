@@ -52,13 +52,36 @@ uint32_t swizzle_address(uint32_t a, uint32_t swizzle_bytes) {
 void Executor::run() {
     const Op op = op0_->op;
     const Instruction& ins = instruction(op);
-    w_.failed_poll = false;  // set again by a test_wait that finds nothing
-    begin_event(op);
-    seq_ = ++w_.seq;
-    site_ = make_site(trace().events[size_t(ev_)].loc, op);
-    issue_overhead(op);  // (addresses do not wait for loaded data)
-    visit_global_site(op);
-    if (ins.reads_loaded_registers && !(op == Op::alu && op0_->no_sources)) {
+    const bool reads_loaded = ins.reads_loaded_registers && !(op == Op::alu && op0_->no_sources);
+    if (!w_.yielded) {
+        w_.failed_poll = false;  // set again by a test_wait that finds nothing
+        begin_event(op);
+        seq_ = ++w_.seq;
+        site_ = make_site(trace().events[size_t(ev_)].loc, op);
+        issue_overhead(op);  // (addresses do not wait for loaded data)
+        visit_global_site(op);
+        // Its data comes later: the warp yields until then (Warp::yielded),
+        // the wait charged now. The SM model runs warps in clock order, so
+        // an instruction must take shared resources at its own issue cycle,
+        // after those of other warps that issue before it.
+        if (reads_loaded && w_.load_ready > t_) {
+            charge_stall(trace(), w_, ev_, w_.load_stall, w_.load_ready - t_);
+            w_.yielded = true;
+            w_.yield_event = ev_;
+            w_.yield_seq = seq_;
+            w_.yield_site = site_;
+            w_.yield_begun = begun_;
+            w_.clock = w_.load_ready;
+            return;
+        }
+    } else {
+        ev_ = w_.yield_event;
+        seq_ = w_.yield_seq;
+        site_ = w_.yield_site;
+        begun_ = w_.yield_begun;
+        w_.yielded = false;
+    }
+    if (reads_loaded) {
         wait_until(w_.load_ready, w_.load_stall);
         w_.loaded_regs = 0;  // what was loaded is in use now
     }

@@ -322,6 +322,60 @@ TEST_CASE("SM model: an mma adding into an earlier one's result waits its latenc
 
 namespace {
 
+// Warp 0 loads a word a lane from global memory, then doubles a tile of its
+// own (the add waits for the load: the simulator counts any outstanding load
+// as read); warp 4, on the same sub-partition, first passes a word along
+// `hops` shuffles (their latency, not the issue slot), then fills its tile and
+// doubles it `adds` times. Warps 1-3 do nothing.
+__global__ void slot_order_kernel(const uint32_t* in, float* out, int hops, int adds) {
+    tk::rt_fl<16, 16> t;
+    if (tk::warpid() == 0) {
+        tk::fill(t, 1.0f);
+        uint32_t w[1];
+        tk::arch::ld_global<1>(w, in + tk::laneid());
+        tk::add(t, t, t);
+        out[tk::laneid()] = t.tiles[0][0].data[0].x + float(w[0]);
+    } else if (tk::warpid() == 4) {
+        uint32_t v = uint32_t(tk::laneid());
+        for (int i = 0; i < hops; ++i) v = tk::arch::shfl_xor(0xffffffffu, v, 1);
+        tk::fill(t, 1.0f);
+        for (int i = 0; i < adds; ++i) tk::add(t, t, t);
+        out[32 + tk::laneid()] = t.tiles[0][0].data[0].x + float(v);
+    }
+}
+
+} // namespace
+
+TEST_CASE("SM model: a warp waiting for its data takes the issue slot when the data comes, not before others", "[sim][sm]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(41);
+    std::vector<uint32_t> host(32);
+    for (uint32_t& v : host) v = rng() % 1000;
+    tk::device_buffer<uint32_t> in(host.size(), host, "in");
+    tk::device_buffer<float> out(64, "out");
+    const int hops = 4, adds = 1 + int(rng() % 3);
+    tk::launch("slot_order", slot_order_kernel, dim3(1), dim3(160), 0, in.data(), out.data(), hops, adds);
+    const std::vector<float> got = out.download();
+    for (int l = 0; l < 32; ++l) {
+        CHECK(got[size_t(l)] == 2.0f + float(host[size_t(l)]));
+        CHECK(got[size_t(32 + l)] == float(1 << adds) + float(hops % 2 ? l ^ 1 : l));
+    }
+    const tklab::sim::Stats& st = tklab::sim::last_run().stats;
+    // Warp 0 comes to its add first (right after its load) and waits a memory
+    // latency for the data; warp 4's adds, after its shuffles, issue
+    // meanwhile and are done before the data comes: neither waits for the
+    // other at the sub-partition's issue slot. (Had warp 0 taken the slot at
+    // once when it came to the add, warp 4 would wait behind it, not_selected.)
+    const uint64_t ls = st.stall_cycles[size_t(Stall::long_scoreboard)], ns = st.stall_cycles[size_t(Stall::not_selected)];
+    INFO("adds " << adds << ", long_scoreboard " << ls << ", not_selected " << ns);
+    const auto& simple = m.alu[size_t(tklab::sim::AluKind::simple)];
+    REQUIRE(hops * m.shfl_latency + (1 + adds) * 8 * simple.latency < 0.75 * m.global_latency);
+    CHECK(ls >= uint64_t(m.global_latency) / 2);
+    CHECK(ns == 0);
+}
+
+namespace {
+
 // Adds 1 to its block's words in place, holding a 64x64 float tile (128
 // registers a thread) while it does: one 256-thread block fits per SM by
 // registers. (One element is not zero: a tile of one value holds none.)
