@@ -2,7 +2,8 @@
 // which blocks are simulated together, blocks on one SM sharing its
 // shared-memory pipe and each sub-partition's tensor pipe, a resident block
 // hiding another's load latency (and handing its slot on once its stores
-// have left the SM, not once they are acknowledged), and occupancy by registers found before the
+// have left the SM, not once they are acknowledged), a warp waiting for its
+// data taking the issue slot only when the data comes, and occupancy by registers found before the
 // blocks run, without the probe's stores reaching memory.
 #include "support/bug_finders_off.h"
 #include <catch2/catch.hpp>
