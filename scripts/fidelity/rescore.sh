@@ -9,6 +9,7 @@
 #   scripts/fidelity/rescore.sh BUILD_DIR [REPORT] [ARCH]
 # REPORT defaults to results/fidelity_timing_h200.txt, ARCH to h200.
 set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/../.."
 build=${1:?usage: scripts/fidelity/rescore.sh BUILD_DIR [REPORT] [ARCH]}
 report=${2:-results/fidelity_timing_h200.txt}

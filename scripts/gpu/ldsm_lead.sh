@@ -6,6 +6,7 @@
 # that reads it (scripts/gpu/ldsm_lead.py).
 #   scripts/gpu/ldsm_lead.sh [CUBIN_DIR] > results/ldsm_lead_sm90a.txt
 set -euo pipefail
+case "${1:-}" in -h|--help) sed -n '2,/^set -euo/p' "$0" | grep '^#' | sed 's/^# \{0,1\}//'; exit 0 ;; esac
 cd "$(dirname "$0")/../.."
 dir=${1:-build/compiler_figures}
 command -v cuobjdump >/dev/null || PATH=$PATH:/usr/local/cuda/bin
