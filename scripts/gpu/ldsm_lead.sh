@@ -15,7 +15,8 @@ mapfile -t cubins < <(find "$dir" -name '*.cubin' | sort)
 ((${#cubins[@]})) || { echo "ldsm_lead: no .cubin under $dir (build with nvcc: TKLAB_CUDA=ON)" >&2; exit 1; }
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
-for f in "${cubins[@]}"; do cuobjdump -sass "$f" > "$tmp/$(basename "$f").sass"; done
+# (each lesson's cubin is lesson.cu.cubin: name the listings by their whole path)
+for f in "${cubins[@]}"; do cuobjdump -sass "$f" > "$tmp/$(echo "${f#"$dir"/}" | tr / _).sass"; done
 echo "tklab LDSM lead — $(date +%F) — $(cuobjdump --version | tail -1) — ${#cubins[@]} cubins (sm_90a) from $dir"
 report=$(find "$dir" -name '*.txt' | head -1)
 [ -n "$report" ] && echo "compiled by: $(grep -m1 'compiler figures: nvcc' "$report" | sed 's/.*figures: //')"
