@@ -136,10 +136,9 @@ struct Warp {
     // Its instruction waits for loaded data past its clock: the warp yields
     // until the data is there (its clock moves on), so the other warps'
     // instructions of the cycles between take the issue slot and the pipes
-    // first, as on the GPU. The instruction's event, number and site so far.
+    // first, as on the GPU. The instruction's event, and the clock it came to it at.
     bool yielded = false;
     int yield_event = -1;
-    uint32_t yield_seq = 0, yield_site = 0;
     uint64_t yield_begun = 0;
     int split_event = -1;  // its event with stall parts (BlockTrace::stall_parts), if the latest
     int wait_bar = 0;

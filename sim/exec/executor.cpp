@@ -68,16 +68,14 @@ void Executor::run() {
             charge_stall(trace(), w_, ev_, w_.load_stall, w_.load_ready - t_);
             w_.yielded = true;
             w_.yield_event = ev_;
-            w_.yield_seq = seq_;
-            w_.yield_site = site_;
             w_.yield_begun = begun_;
             w_.clock = w_.load_ready;
             return;
         }
     } else {
         ev_ = w_.yield_event;
-        seq_ = w_.yield_seq;
-        site_ = w_.yield_site;
+        seq_ = w_.seq;  // the warp ran nothing since
+        site_ = make_site(trace().events[size_t(ev_)].loc, op);
         begun_ = w_.yield_begun;
         w_.yielded = false;
     }
