@@ -32,6 +32,13 @@ def main():
             order[program].append(variant)
     if not rows:
         sys.exit(f"ratios: {path} has no summary rows")
+    print_ratios(rows, order)
+
+
+def print_ratios(rows, order):
+    """Prints each variant's ratio to its program's first, simulator beside GPU.
+    rows: (tag, program, variant) -> (simulator time, GPU time); order: program ->
+    its variants, first first. Returns (within 15%, ratios)."""
     within = total = 0
     print(f"{'':5} {'program':14} {'variant / first':28} {'simulator':>9} {'GPU':>7} {'off':>6}")
     for tag in ("one", "many"):
@@ -47,6 +54,7 @@ def main():
                 within += abs(off) <= 0.15
                 print(f"{tag:5} {program:14} {v + ' / ' + first:28} {sim:9.2f} {gpu:7.2f} {off * 100:+5.0f}%")
     print(f"Variant ratios: {within} of {total} within 15% of the GPU's.")
+    return within, total
 
 
 if __name__ == "__main__":

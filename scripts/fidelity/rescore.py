@@ -19,6 +19,9 @@ import os
 import re
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from ratios import print_ratios  # noqa: E402  (scripts/fidelity/ratios.py)
+
 
 def read_report(path):
     cases, cur = {}, None
@@ -71,7 +74,7 @@ def main():
         sys.exit(__doc__)
     cases = read_report(sys.argv[1])
     errors, distances, agree, hot, missing = [], [], 0, 0, []
-    times = {}  # (program, wave) -> [(variant, simulator us, GPU us)] in the report's order
+    times, order = {}, {}  # (wave, program, variant) -> (simulator us, GPU us); program -> variants, report order
     print(f"{'launch':34s} {'sim us':>8s} {'GPU us':>8s} {'error':>6s} {'apart':>6s}  hot lines agreeing")
     for (name, variant, wave), c in cases.items():
         path = os.path.join(sys.argv[2], f"{name}__{variant}__{wave}.json")
@@ -83,7 +86,9 @@ def main():
         sim_us = s["est_kernel_cycles"] / (s.get("clock_mhz") or arch["clock_mhz"])
         error = sim_us / c["gpu_us"] - 1
         errors.append(abs(error))
-        times.setdefault((name, wave), []).append((variant, sim_us, c["gpu_us"]))
+        times[(wave, name, variant)] = (sim_us, c["gpu_us"])
+        if variant not in order.setdefault(name, []):
+            order[name].append(variant)
         issue = arch.get("issue_cycles", 1)
         sim = {"selected": s["warp_instructions"] * issue / s["warp_cycles"]}
         for k, v in enumerate(s["stall_cycles"]):
@@ -110,14 +115,7 @@ def main():
         agree += ok
         hot += len(c["hot"])
         print(f"{name + ' ' + variant + ' ' + wave:34s} {sim_us:8.2f} {c['gpu_us']:8.2f} {error * 100:+5.0f}% {apart * 100:5.0f}%  {ok} of {len(c['hot'])}")
-    # Each variant's time over the program's first variant's, as scripts/fidelity/ratios.py.
-    within = total = 0
-    for (name, wave), rows in times.items():
-        for variant, sim_us, gpu_us in rows[1:]:
-            off = (sim_us / rows[0][1]) / (gpu_us / rows[0][2]) - 1
-            total += 1
-            within += abs(off) <= 0.15
-            print(f"ratio {wave:4s} {name:14s} {variant + ' / ' + rows[0][0]:28s} simulator {sim_us / rows[0][1]:5.2f}  GPU {gpu_us / rows[0][2]:5.2f}  {off * 100:+4.0f}%")
+    within, total = print_ratios(times, order)
     if missing:
         print("not re-scored (no trace): " + ", ".join(missing))
     if errors:
