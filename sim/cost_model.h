@@ -63,6 +63,13 @@ struct CostModel {
     bool l1_modelled = false;  // "l1_modelled": on in the shipped models (sim/README.md, "L1")
     int global_l1_latency = 0;
     double lsu_cycles_per_instruction = 1, lsu_cycles_per_line = 0.5;
+    // A st.global goes through it beside the loads, lsu_st_cycles_per_line a
+    // line (or lsu_cycles_per_instruction, the larger). The unit's queue
+    // holds the lines of lsu_queue_depth 32-line global instructions of the
+    // SM not yet through it (a store: not yet out of the SM): a warp whose
+    // instruction does not fit waits to issue it (lg_throttle). 0: no queue.
+    double lsu_st_cycles_per_line = 0;
+    int lsu_queue_depth = 0;
     int64_t l1_shared_bytes_per_sm = 0;
     std::vector<int> shared_carveouts_kb;
     // The tile library's register arithmetic, cycles per element of a warp's

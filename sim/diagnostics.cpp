@@ -25,6 +25,7 @@ const char* stall_name(Stall s) {
     case Stall::wait: return "wait";
     case Stall::selected: return "selected";
     case Stall::drain: return "drain";
+    case Stall::lg_throttle: return "lg_throttle";
     case Stall::not_selected: return "not_selected";
     case Stall::count_: break;
     }

@@ -33,6 +33,7 @@ enum class Stall : uint8_t {
     selected,            // issuing a tile op's arithmetic, or the address arithmetic nvcc adds around its memory instructions: a cycle each
     drain,               // at exit, until the warp's global stores have left the SM
     not_selected,        // arithmetic ready, the sub-partition issuing other warps' (Nsight's "not_selected")
+    lg_throttle,         // global load or store: the SM's queue for its load/store unit is full
     count_
 };
 const char* stall_name(Stall s);

@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <cstdint>
+#include <deque>
 #include <exception>
 #include <functional>
 #include <map>
@@ -329,7 +330,13 @@ struct SmPipes {
     // its shares of L2's and DRAM's bandwidth, each free from this cycle on.
     double read_port_free = 0, write_port_free = 0, l2_free = 0, dram_free = 0;
     double l2_used = 0, dram_used = 0;  // cycles of its fair shares of them its traffic has taken so far
-    double lsu_free = 0;  // the load/store unit, which takes every ld.global in turn
+    double lsu_free = 0;        // the load/store unit, which takes every ld.global in turn
+    double lsu_store_free = 0;  // and every st.global, at their own rate beside the loads
+    // The global instructions in the unit's queue, in the order they came:
+    // when each is through it, and its lines (Executor::lsu_queue_wait).
+    struct LsuEntry { uint64_t through = 0; int lines = 0; };
+    std::deque<LsuEntry> lsu_queue;
+    int lsu_queued_lines = 0;
     L1Cache l1;
 };
 

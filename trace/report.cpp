@@ -915,6 +915,7 @@ void write_stall_totals(LineWriter& w, const Trace& t, const Summary& s) {
         const char* note = name == "selected" ? "   (issuing tile ops' arithmetic and addresses)"
                            : name == "drain"  ? "   (at exit: stores still leaving the SM)"
                            : name == "not_selected" ? "   (arithmetic ready, other warps issuing)"
+                           : name == "lg_throttle" ? "   (the SM's queue of global loads and stores full)"
                                               : "";
         w.line("    " + pad(fit(name, 24), 24) + buf + note);
     }

@@ -23,6 +23,10 @@ __device__ __forceinline__ uint32_t ld_ca_u32(const uint32_t* p) {
     return v;
 }
 __device__ __forceinline__ void st_u32(uint32_t* p, uint32_t v) { asm volatile("st.global.u32 [%0], %1;" ::"l"(p), "r"(v) : "memory"); }
+__device__ __forceinline__ void st_v2(uint32_t* p, uint32_t v) { asm volatile("st.global.v2.u32 [%0], {%1, %1};" ::"l"(p), "r"(v) : "memory"); }
+__device__ __forceinline__ void st_v4(uint32_t* p, uint32_t v) {
+    asm volatile("st.global.v4.u32 [%0], {%1, %1, %1, %1};" ::"l"(p), "r"(v) : "memory");
+}
 
 constexpr int kStrideWords = 32;  // 128 bytes between lanes: 32 lines an instruction
 
@@ -81,26 +85,33 @@ __global__ void __launch_bounds__(512, 1) cp_async_burst(const uint32_t* buf, un
     if (lane == 0) out[warp] = t1 - t0;
 }
 
-// Stores of `LINES` lines an instruction (lanes 4 bytes apart within a line,
-// 32 / LINES to a line), each instruction to lines of its own: the unit's
-// time per store by the lines it writes, once the queue is full.
-template <int N, int LINES>
+// Stores of `LINES` lines an instruction, WORDS 32-bit words a lane (lanes
+// side by side within a line, 32 / LINES to a line: 4 * WORDS * 32 / LINES
+// bytes of each line), each instruction to lines of its own: the unit's time
+// per store by the lines it writes (and the bytes it writes of each), once
+// the queue is full.
+template <int N, int LINES, int WORDS = 1>
 __global__ void __launch_bounds__(512, 1) store_lines_burst(uint32_t* buf, int zero, long long* out) {
+    static_assert(WORDS * 32 / LINES <= 32, "a line holds 32 words");
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
     constexpr int per_line = 32 / LINES;
-    uint32_t* p = buf + size_t(warp) * N * LINES * 32 + (lane / per_line) * 32 + lane % per_line;
+    uint32_t* p = buf + size_t(warp) * N * LINES * 32 + (lane / per_line) * 32 + (lane % per_line) * WORDS;
     __syncthreads();
     const long long t0 = clk();
     p += size_t(t0) * size_t(zero);
 #pragma unroll
-    for (int j = 0; j < N; ++j) st_u32(p + j * LINES * 32, uint32_t(j));
+    for (int j = 0; j < N; ++j) {
+        if constexpr (WORDS == 1) st_u32(p + j * LINES * 32, uint32_t(j));
+        else if constexpr (WORDS == 2) st_v2(p + j * LINES * 32, uint32_t(j));
+        else st_v4(p + j * LINES * 32, uint32_t(j));
+    }
     const long long t1 = clk();
     if (lane == 0) out[warp] = t1 - t0;
 }
 
 // The steady time per store, SM-wide, 8 warps (two per sub-partition)
 // issuing past the knee: the slope from 48 to 64 stores each.
-template <int LINES>
+template <int LINES, int WORDS = 1>
 double store_cycles_per_instruction(Ctx& c) {
     auto slowest = [&](auto kernel) {
         return median_runs(5, [&] {
@@ -110,7 +121,7 @@ double store_cycles_per_instruction(Ctx& c) {
             return double(*std::max_element(r.begin(), r.end()));
         });
     };
-    return (slowest(store_lines_burst<64, LINES>) - slowest(store_lines_burst<48, LINES>)) / 16 / 8;
+    return (slowest(store_lines_burst<64, LINES, WORDS>) - slowest(store_lines_burst<48, LINES, WORDS>)) / 16 / 8;
 }
 
 // What a burst is made of.
@@ -191,6 +202,22 @@ void run_lsu_queue(Ctx& c) {
                                    "instruction (%d lanes to a line, lines of its own each); the difference of the slowest warps' issue "
                                    "times over 16 x 8 stores; median of 5", lines[k], 32 / lines[k]);
         c.add(name, per[k], "cycles", m, 0.5, 256);
+    }
+    // The same with wider lanes (st.global.v2/.v4): whether the unit's time
+    // goes by the lines a store writes or by its bytes. The tile library's
+    // stores from registers are 8 lines of 16 to 64 bytes an instruction.
+    std::printf("  st.global.v2/.v4 by lines and bytes a line: steady cycles per instruction, SM-wide\n");
+    struct Wide { int lines, words; double cycles; };
+    const Wide wide[] = {{8, 2, store_cycles_per_instruction<8, 2>(c)}, {8, 4, store_cycles_per_instruction<8, 4>(c)},
+                         {16, 4, store_cycles_per_instruction<16, 4>(c)}, {32, 2, store_cycles_per_instruction<32, 2>(c)},
+                         {32, 4, store_cycles_per_instruction<32, 4>(c)}};
+    for (const Wide& w : wide) {
+        const int bytes = 4 * w.words * 32 / w.lines;
+        char name[96], m[320];
+        std::snprintf(name, sizeof name, "lsu.st_cycles_per_instruction_%dlines_%dB", w.lines, bytes);
+        std::snprintf(m, sizeof m, "as lsu.st_cycles_per_instruction_%dlines, st.global.v%d.u32: %d bytes of each line", w.lines, w.words, bytes);
+        std::printf("    %2d lines of %3d bytes: %6.1f\n", w.lines, bytes, w.cycles);
+        c.add(name, w.cycles, "cycles", m, 0.5, 512);
     }
 }
 

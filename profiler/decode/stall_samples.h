@@ -71,8 +71,8 @@ StallReason parse_stall_reason(const std::string& cupti_name);
 // The simulator's stall reason (sim/events.h, the trace's `stalls` table) that
 // means the same as a GPU reason (with or without CUPTI's prefix), "" where the
 // simulator has none: long_scoreboard, short_scoreboard, barrier, mio_throttle,
-// math_pipe_throttle and wait (an mma's fixed interval) have one; selected,
-// not_selected, lg_throttle, membar, sleeping, ... do not (and the
+// math_pipe_throttle, wait (an mma's fixed interval), selected, not_selected,
+// drain and lg_throttle have one; membar, sleeping, ... do not (and the
 // simulator's mbarrier has no GPU name).
 std::string sim_stall_for(const std::string& gpu_reason);
 

@@ -339,6 +339,23 @@ def main():
                 "from": "shared.issue_cycles_{N}x32way_{W}w_per_smsp", "value": v,
                 "conversion": "the warp's queue limits whose model fits the issue times of N = 1..64 back-to-back 32-wavefront loads, "
                               "1 and 2 warps per sub-partition, best (least squares; scripts/dev/arch_from_calibration.py, mio_queue)"}
+    # The load/store unit's queue (bench/calibrate/lsu_queue.cu, --only
+    # lsu_queue): the stores' time a line at the unit and the queue's depth
+    # (scripts/dev/lsu_queue_fit.py), with the loads' time a line the model has.
+    queue = beside("lsu_queue")
+    if os.path.exists(queue):
+        sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+        import lsu_queue_fit
+        q = lsu_queue_fit.fit({f["name"]: f["value"] for f in json.load(open(queue))["figures"]}, get_path(arch, "lsu.cycles_per_line"))
+        set_path(arch, "lsu.st_cycles_per_line", round(q["store_per_line"], 2))
+        measured["lsu.st_cycles_per_line"] = {
+            "from": "lsu.st_issue_cycles_{48,64}x32lines_2w_per_smsp (calibration_lsu_queue)", "value": round(q["store_per_line"], 3),
+            "conversion": "8 warps storing past the queue's knee: cycles per 32-line st.global over 32 (scripts/dev/lsu_queue_fit.py)"}
+        set_path(arch, "lsu.queue_depth", q["depth"])
+        measured["lsu.queue_depth"] = {
+            "from": "lsu.{ld,st}_issue_cycles_{N}x32lines_{config} (calibration_lsu_queue)", "value": q["depth"],
+            "conversion": f"the SM-wide queue of global instructions whose model best fits the issue times of N = 1..64 back-to-back "
+                          f"32-line loads and stores, 1 to 8 warps (least squares, rms {q['rms']:.0f} cycles; scripts/dev/lsu_queue_fit.py)"}
     clock = beside_table("kernel_clock")
     if os.path.exists(clock):
         mhz, n = kernel_clock(clock)
@@ -366,6 +383,7 @@ def main():
     arch["estimated"] = sorted(k for k in ["issue_cycles", "global.issue_cycles", "base_registers_per_thread", "registers_per_loop_address",
                                            "registers_from_shared_share", "registers_run_base", "registers_per_run_address",
                                            "memory.l1_shared_bytes_per_sm", "memory.shared_carveouts_kb", "lsu.cycles_per_line", "tensor_clock_mhz", *LSU_FIELDS,
+                                           "lsu.st_cycles_per_line", "lsu.queue_depth",
                                            *(f"alu.{kind}.instructions" for kind in ALU_INSTRUCTIONS)] if k not in measured)
     with open(arch_path, "w") as f:
         json.dump(arch, f, indent=2)

@@ -3,8 +3,8 @@
 scripts/gpu/calibrate.sh --only lsu_queue) says about the SM's queue of global
 loads and stores: the stores' cycles per 128-byte line at the unit, and the
 queue depth in instructions whose model best fits the probe's issue times.
-Measured, not yet in the cost model (sim/arch/README.md, "The load/store
-unit's queue", says why).
+scripts/dev/arch_from_calibration.py writes them into the cost model
+(lsu.st_cycles_per_line, lsu.queue_depth) with fit() below.
   scripts/dev/lsu_queue_fit.py results/calibration_lsu_queue_h200.json [LOAD_CYCLES_PER_LINE]
 LOAD_CYCLES_PER_LINE is the unit's time a line for loads (the cost model's
 lsu.cycles_per_line, 1.0)."""
@@ -42,11 +42,10 @@ def issue_cycles(n, sps, warps, depth, unit, gap):
     return max(done.values())
 
 
-def main():
-    if len(sys.argv) not in (2, 3):
-        sys.exit(__doc__)
-    figs = {f["name"]: f["value"] for f in json.load(open(sys.argv[1]))["figures"]}
-    load_per_line = float(sys.argv[2]) if len(sys.argv) == 3 else 1.0
+def fit(figs, load_per_line=1.0):
+    """The queue's figures from the probe's {name: value}: a dict of
+    load_per_line and store_per_line (measured past the knee), gap (one warp's
+    cycles between issues below it), depth and its fit's rms (cycles)."""
     f = lambda kind, n, c: figs[FIG.format(kind=kind, n=n, config=c)]
     # All 8 warps issuing, past the knee: the unit's steady time per instruction.
     store_per_line = (f("st", 64, "2w_per_smsp") - f("st", 48, "2w_per_smsp")) / 16 / 8 / 32
@@ -61,11 +60,20 @@ def main():
                 err += sum((issue_cycles(n, sps, warps, depth, unit, gap) - base - (f(kind, n, c) - f(kind, 1, c))) ** 2 for n in N)
         fits.append((err, depth))
     err, depth = min(fits)
-    print(f"loads: {load_measured:.2f} cycles a line at the unit (8 warps issuing, past the knee)")
-    print(f"stores: {store_per_line:.2f} cycles a line at the unit (8 warps issuing, past the knee)")
-    print(f"a warp issues a global instruction every {gap:.1f} cycles below the knee")
-    print(f"queue depth: {depth} instructions, SM-wide (least squares over loads and stores, 4 configs x {len(N)} bursts; "
-          f"rms {(err / (2 * len(CONFIGS) * len(N))) ** 0.5:.0f} cycles)")
+    return {"load_per_line": load_measured, "store_per_line": store_per_line, "gap": gap, "depth": depth,
+            "rms": (err / (2 * len(CONFIGS) * len(N))) ** 0.5}
+
+
+def main():
+    if len(sys.argv) not in (2, 3):
+        sys.exit(__doc__)
+    figs = {f["name"]: f["value"] for f in json.load(open(sys.argv[1]))["figures"]}
+    r = fit(figs, float(sys.argv[2]) if len(sys.argv) == 3 else 1.0)
+    print(f"loads: {r['load_per_line']:.2f} cycles a line at the unit (8 warps issuing, past the knee)")
+    print(f"stores: {r['store_per_line']:.2f} cycles a line at the unit (8 warps issuing, past the knee)")
+    print(f"a warp issues a global instruction every {r['gap']:.1f} cycles below the knee")
+    print(f"queue depth: {r['depth']} instructions, SM-wide (least squares over loads and stores, 4 configs x {len(N)} bursts; "
+          f"rms {r['rms']:.0f} cycles)")
 
 
 if __name__ == "__main__":

@@ -164,14 +164,16 @@ private:
     // bandwidth, and is acknowledged an L2 latency later (the kernel's end
     // waits for that, a block's exit does not: sim/README.md, "Stores
     // drain"). Written on to DRAM (a launch bigger than L2), it takes DRAM's
-    // bandwidth from later loads, but nobody waits for that.
-    void store_leaves(uint64_t from, uint64_t bytes) {
+    // bandwidth from later loads, but nobody waits for that. Returns when it
+    // has left the SM.
+    uint64_t store_leaves(uint64_t from, uint64_t bytes) {
         const MemoryPath& m = b_.memory;
         const double left = take(b_.sm->write_port_free, from, bytes, m.write_port);
         const double through = std::max(left, take_share(b_.sm->l2_free, b_.sm->l2_used, from, bytes, m.l2_write));
         if (m.dram_writes) take_share(b_.sm->dram_free, b_.sm->dram_used, from, bytes, m.dram_write);
         w_.stores_done = std::max(w_.stores_done, uint64_t(left + 0.5));
         w_.stores_acknowledged = std::max(w_.stores_acknowledged, uint64_t(through + 0.5) + uint64_t(cost_.global_latency));
+        return uint64_t(left + 0.5);
     }
     // `bytes` through the SM's share of a level's bandwidth (L2's or DRAM's),
     // `fair` bytes a cycle when every busy SM draws on it at once, and
@@ -218,8 +220,15 @@ private:
     uint64_t global_traffic(uint32_t bytes_per_lane);
     // The executing lanes' sectors (sector numbers, sorted, each once); returns how many.
     int global_sectors(uint32_t bytes_per_lane, uint64_t (&sectors)[64]);
-    // An ld.global's data through the load/store unit and L1: when it arrives.
-    uint64_t load_through_l1(uint64_t issued, uint32_t bytes_per_lane, int latency, bool from_dram, bool no_allocate);
+    // The SM's load/store unit (global_memory.cpp): its turn for an
+    // instruction, and its queue, which a full one makes the warp wait for.
+    uint64_t lsu_take(double& free, uint64_t issued, double unit);
+    void lsu_queue_wait(int lines);
+    void lsu_queue_enter(uint64_t through, int lines);
+    // 128-byte lines among sorted sectors.
+    int lines_of(const uint64_t* sectors, int n) const;
+    // An ld.global's data (its n sorted sectors) through the load/store unit and L1: when it arrives.
+    uint64_t load_through_l1(uint64_t issued, const uint64_t* sectors, int n, int latency, bool from_dram, bool no_allocate);
 
     void begin_event(Op op);
     void finish_event();

@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <deque>
 
 namespace tklab::sim {
 
@@ -44,11 +45,24 @@ void Executor::global_access(Op op) {
             std::memcpy(const_cast<void*>(o.gptr), o.data, bytes);
         }
     });
+    uint64_t sectors[64];
+    const int n = global_sectors(bytes, sectors);
+    const int lines = lines_of(sectors, n);
+    const uint64_t moved = uint64_t(n) * uint64_t(cost_.sector_bytes);
+    if (cost_.l1_modelled) lsu_queue_wait(lines);
     if (!load) {
-        const uint64_t moved = global_traffic(bytes);
-        // A warp's exit waits for its stores to leave the SM (Nsight's "drain").
-        store_leaves(t_, moved);
+        b_.out->trace.global_bytes += moved;
+        // A warp's exit waits for its stores to leave the SM (Nsight's "drain");
+        // a store holds its place in the unit's queue until it has left.
+        const uint64_t left = store_leaves(t_, moved);
         b_.out->trace.global_write_bytes += moved;
+        if (cost_.l1_modelled) {
+            // Stores go through the unit at their own rate, a line at a time,
+            // beside the loads (Nsight counts them few of L1's data-pipe
+            // wavefronts: sim/arch/README.md, "The load/store unit's queue").
+            const double unit = std::max(cost_.lsu_cycles_per_instruction, double(lines) * cost_.lsu_st_cycles_per_line);
+            lsu_queue_enter(std::max(left, lsu_take(b_.sm->lsu_store_free, t_, unit)), lines);
+        }
     } else {
         // nvcc issues a tile op's global loads together, ahead of the stores
         // and math that use them (ptxas schedules across the op's unrolled
@@ -60,8 +74,13 @@ void Executor::global_access(Op op) {
             issued = std::min(t_, w_.hoist_start + uint64_t(w_.hoist_count++) * uint64_t(cost_.global_issue_cycles));
         }
         const int latency = streamed ? cost_.global_dram_latency : cost_.global_latency;
-        const uint64_t ready = cost_.l1_modelled ? load_through_l1(issued, bytes, latency, streamed, op0_->no_allocate)
-                                                 : load_arrives(issued, global_traffic(bytes), latency, streamed);
+        uint64_t ready = 0;
+        if (cost_.l1_modelled) {
+            ready = load_through_l1(issued, sectors, n, latency, streamed, op0_->no_allocate);
+        } else {
+            b_.out->trace.global_bytes += moved;
+            ready = load_arrives(issued, moved, latency, streamed);
+        }
         note_load(ready, Stall::long_scoreboard, (bytes + 3) / 4);
     }
     w_.clock = t_ + cost_.global_issue_cycles;
@@ -71,10 +90,8 @@ void Executor::global_access(Op op) {
 // "L1", when the cost model has it on): its sectors L1 holds arrive an L1
 // latency after the unit is done with the instruction (or when a sector on
 // its way lands); the others come from L2 (load_arrives) and, unless
-// no_allocate, stay in L1.
-uint64_t Executor::load_through_l1(uint64_t issued, uint32_t bytes_per_lane, int latency, bool from_dram, bool no_allocate) {
-    uint64_t sectors[64];
-    const int n = global_sectors(bytes_per_lane, sectors);
+// no_allocate, stay in L1. `sectors`: its n sectors, sorted.
+uint64_t Executor::load_through_l1(uint64_t issued, const uint64_t* sectors, int n, int latency, bool from_dram, bool no_allocate) {
     const uint64_t per_line = L1Cache::kLineBytes / uint64_t(cost_.sector_bytes);
     SmPipes& sm = *b_.sm;
     int lines = 0, missed = 0, missed_lines = 0;
@@ -97,8 +114,8 @@ uint64_t Executor::load_through_l1(uint64_t issued, uint32_t bytes_per_lane, int
     // line a miss fills (Nsight Compute's wavefronts, results/l1_pipe_h200.txt);
     // its turn queues as take() queues traffic: from when the warp came to it.
     const double unit = std::max(cost_.lsu_cycles_per_instruction, double(lines + missed_lines) * cost_.lsu_cycles_per_line);
-    sm.lsu_free = std::max(sm.lsu_free, double(std::min(issued, begun_))) + unit;
-    const uint64_t through = uint64_t(std::max(sm.lsu_free, double(issued) + unit) + 0.5);
+    const uint64_t through = lsu_take(sm.lsu_free, issued, unit);
+    lsu_queue_enter(through, lines);
     const uint64_t s = uint64_t(cost_.sector_bytes);
     if (missed < n) {
         ready = std::max(ready, through + uint64_t(cost_.global_l1_latency));
@@ -118,6 +135,54 @@ uint64_t Executor::load_through_l1(uint64_t issued, uint32_t bytes_per_lane, int
             }
     }
     return ready;
+}
+
+// The load/store unit's turn for a global instruction issued at `issued`,
+// `unit` cycles of it, after those before it on the same path (`free`: the
+// loads' or the stores'; queued, like the memory's paths, as of when the
+// warp came to it: take()); returns when it is through.
+uint64_t Executor::lsu_take(double& free, uint64_t issued, double unit) {
+    free = std::max(free, double(std::min(issued, begun_))) + unit;
+    return uint64_t(std::max(free, double(issued) + unit) + 0.5);
+}
+
+// The SM's queue for its load/store unit (sim/arch/README.md, "The load/store
+// unit's queue"): it holds the 128-byte line requests of the global loads and
+// stores of the SM's warps not yet through the unit, lsu_queue_depth
+// instructions of 32 lines at most. A warp whose instruction's `lines` do not
+// fit waits to issue it (Nsight's lg_throttle) until enough of the oldest are
+// through. The unit takes them in turn, so the oldest are the first through.
+void Executor::lsu_queue_wait(int lines) {
+    if (cost_.lsu_queue_depth <= 0) return;
+    SmPipes& sm = *b_.sm;
+    auto pop_through = [&] {
+        while (!sm.lsu_queue.empty() && sm.lsu_queue.front().through <= t_) {
+            sm.lsu_queued_lines -= sm.lsu_queue.front().lines;
+            sm.lsu_queue.pop_front();
+        }
+    };
+    pop_through();
+    const int capacity = cost_.lsu_queue_depth * 32;
+    int over = sm.lsu_queued_lines + lines - capacity;
+    if (over <= 0) return;
+    size_t i = 0;
+    for (; i + 1 < sm.lsu_queue.size() && over > sm.lsu_queue[i].lines; ++i) over -= sm.lsu_queue[i].lines;
+    wait_until(sm.lsu_queue[i].through, Stall::lg_throttle);
+    pop_through();
+}
+
+void Executor::lsu_queue_enter(uint64_t through, int lines) {
+    if (cost_.lsu_queue_depth <= 0) return;
+    b_.sm->lsu_queue.push_back({through, lines});
+    b_.sm->lsu_queued_lines += lines;
+}
+
+int Executor::lines_of(const uint64_t* sectors, int n) const {
+    const uint64_t per_line = L1Cache::kLineBytes / uint64_t(cost_.sector_bytes);
+    int lines = 0;
+    for (int i = 0; i < n; ++i)
+        if (i == 0 || sectors[i] / per_line != sectors[i - 1] / per_line) ++lines;
+    return lines;
 }
 
 int Executor::global_sectors(uint32_t bytes_per_lane, uint64_t (&sectors)[64]) {

@@ -93,6 +93,32 @@ __global__ void fragment_rereads_kernel(const uint32_t* in, uint32_t* out, int n
     tk::arch::st_global<1>(out + 32 + lane, last);
 }
 
+// bench/calibrate/lsu_queue.cu's burst: each warp brings 4 instructions'
+// lines into L1, then issues `n` (at most 64) independent 32-line
+// instructions (lanes 128 bytes apart) back to back, loads (L1 hits) or
+// stores, and stores what it loaded.
+__global__ void lsu_burst_kernel(const uint32_t* in, uint32_t* out, int n, int store) {
+    const uint32_t lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const uint32_t* p = in + size_t(warp) * 4 * 32 * 32 + lane * 32;
+    uint32_t* q = out + size_t(warp) * 4 * 32 * 32 + lane * 32;
+    uint32_t x[1] = {0}, w[1];
+    for (int j = 0; j < 4; ++j)
+        for (int word : {0, 8}) {  // the two sectors the burst reads of each line
+            tk::arch::ld_global<1>(w, p + j * 32 * 32 + word);
+            x[0] ^= w[0];
+        }
+    tk::arch::st_global<1>(q, x);  // waits for the warm-up loads
+    for (int j = 0; j < n; ++j) {
+        if (store) {
+            tk::arch::st_global<1>(q + (j & 3) * 32 * 32 + (j >> 2), x);
+        } else {
+            tk::arch::ld_global<1>(w, p + (j & 3) * 32 * 32 + (j >> 2));
+            x[0] += w[0];
+        }
+    }
+    tk::arch::st_global<1>(q + 1023, x);
+}
+
 struct one_sm {
     int saved = tklab::sim::options().sms;
     one_sm() { tklab::sim::options().sms = 1; }
@@ -387,6 +413,53 @@ TEST_CASE("memory model: the load/store unit takes a line a cycle, and an L1 hit
             if (e.op == tklab::sim::Op::st_global) last_store = e.stall_cycles;
         const double want = n * unit + m.global_l1_latency - n * m.global_issue_cycles;
         CHECK(double(last_store) == Approx(want).margin(2.0));
+    }
+}
+
+TEST_CASE("memory model: the SM's queue for the load/store unit fills, then each global instruction waits its turn (lg_throttle)", "[sim][cost_model]") {
+    // The queue holds lsu.queue_depth 32-line instructions; the unit takes a
+    // load a line a cycle, a store lsu.st_cycles_per_line a line.
+    const test_support::l1_model_as l1(true);
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");  // the runs' default
+    REQUIRE(m.lsu_queue_depth > 0);
+    const int store = GENERATE(0, 1);
+    INFO((store ? "stores" : "loads"));
+    const int n = 64;
+    std::vector<uint32_t> host(size_t(4) * 32 * 32);
+    std::mt19937 rng(11);
+    for (uint32_t& x : host) x = rng();
+    tk::device_buffer<uint32_t> in(host.size(), host, "in"), out(host.size(), "out");
+    tk::launch("lsu_burst", lsu_burst_kernel, dim3(1), dim3(32), 0, in.data(), out.data(), n, store);
+    const std::vector<uint32_t> got = out.download();
+    if (!store) {  // the sum of what each lane loaded: its own 4 words' xor, then n words of its lines
+        for (uint32_t l = 0; l < 32; l += 7) {
+            uint32_t x = 0;
+            for (int j = 0; j < 4; ++j) x ^= host[j * 32 * 32 + l * 32] ^ host[j * 32 * 32 + l * 32 + 8];
+            for (int j = 0; j < n; ++j) x += host[size_t(j & 3) * 32 * 32 + l * 32 + size_t(j >> 2)];
+            CHECK(got[l * 32 + 1023] == x);
+        }
+    }
+    // The burst's instructions: after the 8 warm-up loads and their store.
+    const tklab::sim::Op op = store ? tklab::sim::Op::st_global : tklab::sim::Op::ld_global;
+    std::vector<tklab::trace::Event> burst;
+    int skip = store ? 1 : 8;
+    for (const auto& e : tklab::sim::last_run().blocks.at(0).events)
+        if (e.op == op && skip-- <= 0) burst.push_back(e);
+    REQUIRE(burst.size() >= size_t(n));
+    burst.resize(size_t(n));
+    const double unit = 32 * (store ? m.lsu_st_cycles_per_line : m.lsu_cycles_per_line);
+    // Below the knee the warp issues one every global issue, without a wait.
+    const int free = int(m.lsu_queue_depth * unit / (unit - m.global_issue_cycles)) - 2;
+    for (int j = 1; j < free; ++j) {
+        INFO("instruction " << j);
+        CHECK(burst[size_t(j)].stall_cycles == 0);
+        CHECK(burst[size_t(j)].issue - burst[size_t(j - 1)].issue == uint64_t(m.global_issue_cycles));
+    }
+    // Past it, each waits for the queue and issues a unit's time after the one before.
+    for (int j = 40; j < n; ++j) {
+        INFO("instruction " << j);
+        CHECK(burst[size_t(j)].stall == tklab::sim::Stall::lg_throttle);
+        CHECK(double(burst[size_t(j)].issue - burst[size_t(j - 1)].issue) == Approx(unit).margin(1.0));
     }
 }
 

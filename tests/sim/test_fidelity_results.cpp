@@ -1,7 +1,8 @@
 // The committed timing fidelity reports on the H200 (scripts/fidelity/timing.sh,
-// without and with the L1 model) against what sim/README.md says of them.
+// without and with the L1 model) against what sim/README.md and sim/arch/README.md say of them.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstdio>
 #include <string>
 #include <utility>
@@ -177,4 +178,27 @@ TEST_CASE("fidelity results: sim/README.md's LDSM placements are ptxas's, and th
     const auto s9 = stall_shares("fidelity_timing_h200.txt", "lesson09", "solution", "one", "short_scoreboard");
     CHECK_THAT(readme, Catch::Contains("a mean of " + l5 + " in lesson 5's solution and " + l9 + " in lesson 9's"));
     CHECK_THAT(readme, Catch::Contains("`short_scoreboard` " + s5.second + " and " + s9.second + " of the time in them"));
+}
+
+TEST_CASE("fidelity results: sim/arch/README.md's lg_throttle shares for lesson 6 are the H200 report's", "[sim][results]") {
+    // The GPU's share is the row's last word, whether the simulator's column
+    // has a figure or says "not modelled" (the report's simulator before the queue).
+    auto gpu_share = [](const std::string& variant) {
+        bool in = false;
+        for (const std::string& line : lines_of(kRoot / "results" / "fidelity_timing_h200.txt")) {
+            const std::vector<std::string> w = words(line);
+            if (!w.empty() && w[0] == "==") { in = w.size() > 3 && w[1] == "lesson06" && w[2] == variant + "," && w[3] == "many"; continue; }
+            if (in && w.size() >= 3 && w[0] == "lg_throttle") return std::stod(w.back());
+        }
+        FAIL("results/fidelity_timing_h200.txt has no lg_throttle row for lesson06 " << variant << " many");
+        return 0.0;
+    };
+    double lo = 100, hi = 0;
+    for (const char* v : {"tile16", "tile32", "tile64"}) {
+        lo = std::min(lo, gpu_share(v));
+        hi = std::max(hi, gpu_share(v));
+    }
+    char range[32];
+    std::snprintf(range, sizeof range, "%.0f-%.0f%%", lo, hi);
+    CHECK_THAT(one_line(kRoot / "sim" / "arch" / "README.md"), Catch::Contains(std::string("(the H200: ") + range + ")"));
 }
