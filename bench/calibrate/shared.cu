@@ -1,6 +1,7 @@
 // Shared memory: ld/st.shared latency per width, the pipe's cycles per
 // wavefront with and without bank conflicts, ldmatrix latency, ldmatrix and
-// stmatrix throughput, shfl.sync latency.
+// stmatrix throughput, shfl.sync latency, and the queue a warp issues
+// shared-memory instructions into (its depth; whether it is the warp's own).
 #include "common.h"
 
 namespace cal {
@@ -229,6 +230,53 @@ double mio_issue_cycles(Ctx& c, int warps) {
     });
 }
 
+// Whose queue is it: a warp's own, or its sub-partition's? Warps 0-3 (one
+// per sub-partition) each issue N 32-way-conflicted loads at once; warps 4-7,
+// on the same sub-partitions, wait DELAY cycles (by then the first warps'
+// loads fill their queue) and issue one conflict-free load each, timing its
+// issue alone. A queue of each warp's own lets that load in at once; one the
+// sub-partition's warps share holds it back until the first warp's loads
+// drain (mio_throttle). The late warps' worst issue time.
+template <int N>
+__global__ void mio_share(long long* out, uint32_t* sink) {
+    constexpr long long kDelay = 400;
+    __shared__ __align__(16) uint32_t sm[1024];
+    for (int i = threadIdx.x; i < 1024; i += blockDim.x) sm[i] = uint32_t(i);
+    __syncthreads();
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    const long long start = clk();
+    uint32_t s = 0;
+    if (warp < 4) {
+        const uint32_t a = smem_u32(sm) + uint32_t(lane * 32 * 4);
+        uint32_t d[N > 0 ? N : 1];
+#pragma unroll
+        for (int j = 0; j < N; ++j) asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(d[j]) : "r"(a + 4 * (j % 32)) : "memory");
+#pragma unroll
+        for (int j = 0; j < N; ++j) s += d[j];
+    } else {
+        while (clk() - start < kDelay) {}
+        uint32_t d;
+        const long long t0 = clk();
+        asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(d) : "r"(smem_u32(sm) + uint32_t(lane * 4)) : "memory");
+        const long long t1 = clk();
+        s = d;
+        if (lane == 0) out[warp - 4] = t1 - t0;
+    }
+    sink[threadIdx.x] = s;
+}
+
+template <int N>
+double mio_share_cycles(Ctx& c) {
+    return median_runs(5, [&] {
+        mio_share<N><<<1, 32 * 8>>>(c.d_out, c.d_sink);
+        CK_LAUNCH();
+        auto v = c.fetch(4);
+        double worst = 0;
+        for (long long x : v) worst = std::max(worst, double(x));
+        return worst;
+    });
+}
+
 template <bool STORE>
 double matrix_cycles_per_wavefront(Ctx& c, int iters) {
     return median_runs(5, [&] {
@@ -295,6 +343,14 @@ void run_shared(Ctx& c) {
                                        "(32 wavefronts each); cycles from before the first to after the last issues (slowest warp)", warps, int(n[k]));
             c.add(name, t[k], "cycles", m, 0, 1e5);
         }
+    }
+    for (const auto& [n, t] : {std::pair{0, mio_share_cycles<0>(c)}, std::pair{8, mio_share_cycles<8>(c)}, std::pair{16, mio_share_cycles<16>(c)},
+                               std::pair{32, mio_share_cycles<32>(c)}}) {
+        char name[96];
+        std::snprintf(name, sizeof name, "shared.issue_cycles_1_behind_%dx32way", n);
+        std::snprintf(m, sizeof m, "one conflict-free ld.shared.u32's issue time, 400 cycles after another warp of its sub-partition issued %d "
+                                   "32-way-conflicted ones (one such pair per sub-partition); the slowest of the 4", n);
+        c.add(name, t, "cycles", m, 0, 1e5);
     }
     std::snprintf(m, sizeof m, "dependent chain of %d shfl.sync.idx (the value is its own source lane), one warp; cycles per shuffle", steps);
     c.add("shfl.latency", chase_cycles(c, shfl_chase, steps), "cycles", m, 10, 60);

@@ -4,7 +4,10 @@
 // bounds of a launch, and the launch overhead.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cmath>
+#include <cstdint>
+#include <cstdio>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -592,4 +595,26 @@ TEST_CASE("cost model: sim/arch/README.md's figures for the load/store unit's qu
          ", two warps of one sub-partition 12 each in " + num(t("cp_async", 12, "2w_1smsp")) + " cycles");
     CHECK(t("cp_async", 24, "1w") > t("cp_async", 1, "1w") + 4.0 * 24 + 100);  // past its knee at 24
     CHECK(t("ld", 24, "1w") < t("ld", 1, "1w") + 4.0 * 24 + 100);              // where the loads are not
+}
+
+TEST_CASE("cost model: sim/arch/README.md's figures for whose shared-memory queue it is are the probe's", "[sim][cost_model]") {
+    // results/calibration_mio_share_h100.txt (bench/calibrate/shared.cu, mio_share): a late warp's one
+    // load's issue cycles behind N queued conflicted loads of another warp on its sub-partition.
+    std::ifstream in(project_root() / "results/calibration_mio_share_h100.txt");
+    REQUIRE(in);
+    std::map<int, int> behind;
+    for (std::string line; std::getline(in, line);) {
+        int n = 0, cycles = 0;
+        if (!line.empty() && line[0] != '#' && std::sscanf(line.c_str(), "%d %d", &n, &cycles) == 2) behind[n] = cycles;
+    }
+    REQUIRE(behind.size() == 4);
+    int lo = INT32_MAX, hi = 0;
+    for (const auto& [n, cycles] : behind) lo = std::min(lo, cycles), hi = std::max(hi, cycles);
+    // The measurement the per-warp queue rests on: nothing queued ahead and 32 ahead issue alike.
+    CHECK(hi - lo <= 5);
+    CHECK(behind.at(32) - behind.at(0) <= 5);
+    std::ifstream r(project_root() / "sim/arch/README.md");
+    std::string readme{std::istreambuf_iterator<char>(r), {}};
+    std::replace(readme.begin(), readme.end(), '\n', ' ');
+    CHECK_THAT(readme, Catch::Contains("issues in " + std::to_string(lo) + "-" + std::to_string(hi)));
 }

@@ -430,6 +430,31 @@ __global__ void one_stuck_block_kernel(int stuck) {
     tk::arch::syncthreads();
 }
 
+// Warps 0-3 (one per sub-partition) queue `many` 32-way-conflicted loads at
+// once; warps 4-7, on the same sub-partitions, first wait on a chain of 24
+// dependent mma (by then the first warps' queues are full), then issue `few`.
+__global__ void queue_owner_kernel(int many, int few) {
+    uint32_t sum[1] = {0};
+    int n = many;
+    if (tk::warpid() >= 4) {
+        const uint32_t a[4] = {0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u}, b[2] = {0x3f803f80u, 0x3f803f80u};
+        float c[4] = {};
+        for (int i = 0; i < 24; ++i) {
+            float d[4];
+            tk::arch::mma_m16n8k16(d, a, b, c);
+            for (int j = 0; j < 4; ++j) c[j] = d[j];
+        }
+        sum[0] = uint32_t(c[0]);
+        n = few;
+    }
+    for (int i = 0; i < n; ++i) {
+        uint32_t r[1];
+        tk::arch::ld_shared<1>(r, uint32_t(tk::laneid()) * 128);
+        sum[0] += r[0];
+    }
+    tk::arch::st_shared<1>(uint32_t(tk::warpid() * 32 + tk::laneid()) * 4, sum);
+}
+
 } // namespace
 
 TEST_CASE("SM model: a failing block among blocks on one SM is the one reported, and those before it are whole", "[sim][sm]") {
@@ -526,5 +551,45 @@ TEST_CASE("SM model: a warp queues shared-memory instructions up to the measured
         CHECK(b.stall_cycles[size_t(Stall::mio_throttle)] > 0);
         // Either way the pipe serves every wavefront: 32 a load.
         CHECK(b.wave_cycles >= uint64_t(many) * 32 * uint64_t(m.shared_cycles_per_wavefront));
+    }
+}
+
+TEST_CASE("SM model: each warp has a shared-memory queue of its own: another warp's full one holds it back only through the pipe", "[sim][sm]") {
+    // Measured on the H100 (results/calibration_mio_share_h100.txt): one
+    // warp's load issues as fast behind 32 queued conflicted loads of another
+    // warp on its sub-partition as behind none.
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // the loads read shared memory nothing wrote: only their banks matter
+    sms_as one_sm(1);
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    REQUIRE(m.mio_queue_high > 1);
+    std::mt19937 rng(23);
+    for (int trial = 0; trial < 3; ++trial) {
+        const int many = m.mio_queue_high + 16 + int(rng() % 16), few = 1 + int(rng() % uint32_t(m.mio_queue_high - 1));
+        INFO(many << " loads ahead, " << few << " behind");
+        tklab::sim::options().keep_blocks = true;
+        tk::launch("queue_owner", queue_owner_kernel, dim3(1), dim3(256), 4096, many, few);
+        tklab::sim::options().keep_blocks = false;
+        const RunResult& r = tklab::sim::last_run();
+        REQUIRE(r.blocks.size() == 1);
+        const tklab::sim::BlockTrace& b = r.blocks[0];
+        uint64_t throttled[2] = {}, late_loads_after = 0, late_first_load = UINT64_MAX;
+        auto add = [&](uint32_t i, uint8_t stall, uint64_t cycles) {
+            if (stall == Stall::mio_throttle) throttled[b.events[i].warp >= 4] += cycles;
+        };
+        std::vector<bool> has_parts(b.events.size());
+        for (const auto& p : b.stall_parts) has_parts[p.event] = true, add(p.event, p.stall, p.cycles);
+        for (uint32_t i = 0; i < b.events.size(); ++i) {
+            const auto& e = b.events[i];
+            if (!has_parts[i]) add(i, e.stall, e.stall_cycles);
+            if (e.warp >= 4 && e.op == tklab::sim::Op::ld_shared) late_first_load = std::min(late_first_load, e.issue);
+        }
+        // The late warps' loads came while the first warps' queues were full...
+        for (const auto& e : b.events)
+            if (e.warp < 4 && e.op == tklab::sim::Op::ld_shared && e.issue > late_first_load) ++late_loads_after;
+        CHECK(late_loads_after > 0);
+        CHECK(throttled[0] > 0);
+        // ...and went in at once: they wait for their data (in the pipe, behind
+        // the first warps'), never to issue.
+        CHECK(throttled[1] == 0);
     }
 }
