@@ -147,6 +147,11 @@ TimingFidelity compare_timing(const trace::Trace& sim, const trace::Trace& gpu) 
                     if (ls.cycles[k]) m[hardware_stall_name(sim.stalls[k])] += ls.cycles[k];
             }
         }
+        // A reason the simulator models but did not see in this launch is 0%,
+        // not "not modelled": its trace's stall table lists what it models.
+        if (l.summary)
+            for (size_t k = 1; k < sim.stalls.size(); ++k)
+                if (auto it = stalls.find(hardware_stall_name(sim.stalls[k])); it != stalls.end() && !it->second.sim) it->second.sim = 0.0;
         for (auto& [name, share] : stalls) tl.stalls.push_back(share);
         std::stable_sort(tl.stalls.begin(), tl.stalls.end(), [](const TimingShare& a, const TimingShare& b) {
             return std::max(a.gpu.value_or(0), a.sim.value_or(0)) > std::max(b.gpu.value_or(0), b.sim.value_or(0));

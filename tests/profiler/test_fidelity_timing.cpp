@@ -2,12 +2,14 @@
 // beside a GPU trace's kernel records and PC samples, paired per launch.
 #include <catch2/catch.hpp>
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <sstream>
 #include "profiler/decode/fidelity_timing.h"
 
 using tklab::profiler::compare_timing;
 using tklab::profiler::TimingFidelity;
+using tklab::profiler::TimingShare;
 
 namespace {
 
@@ -167,6 +169,33 @@ TEST_CASE("timing fidelity: stall shares and hot lines, with the mbarrier wait u
     CHECK_THAT(summary_of(f), Catch::EndsWith("hot_lines 1/2 modelled_lines 1/2 stall_distance " + std::to_string(*l.stall_distance()) + "\n"));
     CHECK_THAT(table_of(f), Catch::Contains("top reason agrees on 1 of 2"));
     CHECK_THAT(table_of(f), Catch::Contains("not modelled"));
+}
+
+TEST_CASE("timing fidelity: a reason the simulator models and did not see is 0%, one it does not model says so", "[fidelity]") {
+    Pair p = make_pair(13, 1, 3);
+    p.sim.stalls.push_back("lg_throttle");  // modelled: in the simulator's table, with no cycles in this launch
+    p.sim.launches[0].summary->stall_cycles.push_back(0);
+    p.gpu.gpu_stalls[0].sites.push_back({"lessons/07_producer_consumer/solution.cuh", 86, "lg_throttle", 30});
+    const TimingFidelity f = compare_timing(p.sim, p.gpu);
+    REQUIRE(f.launches.size() == 1);
+    std::optional<TimingShare> lg, wait;
+    for (const auto& s : f.launches[0].stalls) {
+        if (s.name == "lg_throttle") lg = s;
+        if (s.name == "wait") wait = s;
+    }
+    REQUIRE(lg);
+    REQUIRE(wait);
+    CHECK(lg->sim == 0.0);
+    CHECK(*lg->gpu == Approx(0.03));
+    CHECK_FALSE(wait->sim.has_value());  // no "wait" in the simulator's table
+    const std::string table = table_of(f);
+    auto row = [&](const std::string& name) {
+        const size_t at = table.find("      " + name + " ");
+        REQUIRE(at != std::string::npos);
+        return table.substr(at, table.find('\n', at) - at);
+    };
+    CHECK_THAT(row("lg_throttle"), Catch::Contains("0.0%") && !Catch::Contains("not modelled"));
+    CHECK_THAT(row("wait"), Catch::Contains("not modelled"));
 }
 
 TEST_CASE("timing fidelity: the simulator's issue cycles are PC sampling's 'selected'", "[fidelity]") {
