@@ -26,23 +26,29 @@ RegionStats region_stats(const Trace& t, const Launch& l) {
     for (const Block& b : l.blocks) {
         if (gpu) {
             if (b.events.empty()) continue;
-            uint64_t first = UINT64_MAX, last = 0;
+            uint64_t first = UINT64_MAX, last = 0, held = 0;
             for (const Event& e : b.events) {
                 first = std::min(first, e.issue), last = std::max(last, e.done);
                 add(e.op_name, e.issue, e.done, e.loc);
+                if (e.aux == 0) held += span(e.issue, e.done);  // aux: nesting depth
             }
             s.regions += b.events.size();
-            s.warp_time += span(first, last) * l.warps_per_block();
+            const uint64_t time = span(first, last) * l.warps_per_block();
+            s.warp_time += time;
+            s.outside += time > held ? time - held : 0;
             ++s.blocks;
         } else {
-            s.warp_time += b.cycles * l.warps_per_block();
-            if (b.regions.empty()) continue;
-            ++s.blocks;
+            const uint64_t time = b.cycles * l.warps_per_block();
+            s.warp_time += time;
+            uint64_t held = 0;
             for (const Region& g : b.regions) {
                 ++s.regions;
                 if (g.open) ++s.open;
                 else add(g.name, g.begin, g.end, g.loc);
+                if (g.depth == 0) held += span(g.begin, g.end);
             }
+            s.outside += time > held ? time - held : 0;
+            if (!b.regions.empty()) ++s.blocks;
         }
     }
     std::stable_sort(s.rows.begin(), s.rows.end(), [](const RegionStat& a, const RegionStat& b) { return a.total > b.total; });

@@ -26,7 +26,11 @@ struct RegionStats {
     // span (GPU: first region's begin to last region's end, since a GPU run
     // has no other clock; simulator: cycle 0 to the block's end).
     uint64_t warp_time = 0;
+    // Of it, the time each warp spent in no region (its outermost regions'
+    // cycles taken away): between markers, before the first, after the last.
+    uint64_t outside = 0;
     double share(const RegionStat& r) const { return warp_time ? double(r.total) / double(warp_time) : 0.0; }
+    double outside_share() const { return warp_time ? double(outside) / double(warp_time) : 0.0; }
 };
 
 RegionStats region_stats(const Trace& t, const Launch& l);

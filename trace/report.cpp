@@ -979,6 +979,11 @@ void write_gpu_regions(LineWriter& w, const Trace& t, const Launch& l, const Rep
            (mhz > 0 ? " (" + fixed(mhz, 0) + " MHz" + (measured ? "" : ", the device's peak: too short to measure") + ")" : ""));
     write_region_rows(w, t, s, mhz, 1, opt);
     more_rows(w, std::min(s.rows.size(), opt.top), s.rows.size(), "region", "regions");
+    // What no region held: between markers, mostly the markers' own memory
+    // accesses (a record's stores, the next one's counter), which queue in
+    // the load/store unit behind the kernel's own.
+    w.line("  in no region     " + percent(double(s.outside), double(s.warp_time)) +
+           " of block time (between the markers, mostly their own record keeping)");
 }
 
 // A simulator launch's tk::region markers (each block's `regions` table): per

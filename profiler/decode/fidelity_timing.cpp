@@ -101,6 +101,9 @@ TimingFidelity compare_timing(const trace::Trace& sim, const trace::Trace& gpu) 
             regions[name].name = name;
             regions[name].sim = rs.share(r);
         }
+        // And the time in no region, last: on the GPU, mostly the markers' own
+        // memory traffic between regions, which the simulator's markers do not cost.
+        TimingShare outside{"(in no region)", rs.rows.empty() ? std::nullopt : std::optional<double>(rs.outside_share()), std::nullopt};
         if (i < gpu.launches.size()) {
             const trace::RegionStats gs = trace::region_stats(gpu, gpu.launches[i]);
             for (const trace::RegionStat& r : gs.rows) {
@@ -108,10 +111,12 @@ TimingFidelity compare_timing(const trace::Trace& sim, const trace::Trace& gpu) 
                 regions[name].name = name;
                 regions[name].gpu = gs.share(r);
             }
+            if (!gs.rows.empty()) outside.gpu = gs.outside_share();
         }
         for (auto& [name, share] : regions) tl.regions.push_back(share);
         std::stable_sort(tl.regions.begin(), tl.regions.end(),
                          [](const TimingShare& a, const TimingShare& b) { return a.gpu.value_or(-1) > b.gpu.value_or(-1); });
+        if (!tl.regions.empty()) tl.regions.push_back(outside);
         // Stalls: the simulator's stalled warp-cycles per reason, the GPU's samples per reason.
         const trace::GpuStalls* gs = i < gpu.gpu_stalls.size() ? &gpu.gpu_stalls[i] : nullptr;
         std::map<std::string, TimingShare> stalls;

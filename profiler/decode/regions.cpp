@@ -182,13 +182,15 @@ RegionStats add_region_launch(trace::Trace& t, const void* data, size_t size, co
             std::memcpy(&d.r, bytes + roff + (uint64_t(w) * h.records_per_warp + i) * sizeof(Record), sizeof(Record));
             const std::string where = "record " + std::to_string(i) + " of warp " + std::to_string(w % wpb) + " of block " +
                                       std::to_string(w / wpb);
-            if (d.r.block != w / wpb || d.r.warp != w % wpb)
-                fail(where + " says block " + std::to_string(d.r.block) + ", warp " + std::to_string(d.r.warp) +
-                     ": the buffer is corrupt (or its counts were not zeroed before the launch)");
-            if (d.r.t1 == 0 && d.r.c1 == 0) {  // begun, never ended (the session zeroes the buffer): the kernel stopped inside it
+            // Begun, never ended (the session zeroes the buffer): the kernel
+            // stopped inside it. The marker writes the whole record at the end.
+            if (d.r.t1 == 0 && d.r.c1 == 0) {
                 ++st.unfinished;
                 continue;
             }
+            if (d.r.block != w / wpb || d.r.warp != w % wpb)
+                fail(where + " says block " + std::to_string(d.r.block) + ", warp " + std::to_string(d.r.warp) +
+                     ": the buffer is corrupt (or its counts were not zeroed before the launch)");
             if (d.r.c1 < d.r.c0 || d.r.t1 < d.r.t0)
                 fail(where + " (" + names.name_of(d.r.id) + ") ends before it begins: the buffer is corrupt");
             recs.push_back(d);

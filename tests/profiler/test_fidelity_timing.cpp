@@ -264,3 +264,40 @@ TEST_CASE("timing fidelity: the stall distributions' distance", "[fidelity]") {
     }
     CHECK_FALSE(TimingLaunch{}.stall_distance());
 }
+
+TEST_CASE("timing fidelity: regions' shares, and the time in no region last, on both sides", "[fidelity]") {
+    Pair p = make_pair(17, 1, 3);
+    p.gpu.arch = {{"gpu", true}};
+    for (auto* t : {&p.sim, &p.gpu}) t->op_names = {"", "main loop", "store"};
+    // The simulator: one block of one warp, 1000 cycles: main loop 100..800, store 800..900.
+    tklab::trace::Launch& sl = p.sim.launches[0];
+    sl.block = {32, 1, 1};
+    sl.blocks.resize(1);
+    sl.blocks[0].cycles = 1000;
+    sl.blocks[0].regions = {{100, 800, 1, 1, 0, 0, false}, {800, 900, 2, 2, 0, 0, false}};
+    // The GPU: one block of one warp: main loop 0..600, store 700..800 (100 cycles between them).
+    tklab::trace::Launch gl;
+    gl.kernel = "lesson07";
+    gl.grid = {4, 4, 1};
+    gl.block = {32, 1, 1};
+    gl.blocks.resize(1);
+    tklab::trace::Event main_loop, store;
+    main_loop.issue = 0, main_loop.done = 600, main_loop.op_name = 1;
+    store.issue = 700, store.done = 800, store.op_name = 2;
+    gl.blocks[0].events = {main_loop, store};
+    p.gpu.launches.push_back(gl);
+    const TimingFidelity f = compare_timing(p.sim, p.gpu);
+    REQUIRE(f.launches.size() == 1);
+    const auto& r = f.launches[0].regions;
+    REQUIRE(r.size() == 3);
+    CHECK(r[0].name == "main loop");
+    CHECK(*r[0].sim == Approx(0.7));
+    CHECK(*r[0].gpu == Approx(0.75));
+    CHECK(r[1].name == "store");
+    CHECK(*r[1].sim == Approx(0.1));
+    CHECK(*r[1].gpu == Approx(0.125));
+    CHECK(r[2].name == "(in no region)");
+    CHECK(*r[2].sim == Approx(0.2));    // before 100 and after 900
+    CHECK(*r[2].gpu == Approx(0.125));  // between 600 and 700
+    CHECK_THAT(table_of(f), Catch::Contains("(in no region)"));
+}

@@ -12,6 +12,7 @@
 #include <sstream>
 #include "profiler/decode/regions.h"
 #include "trace/codec.h"
+#include "trace/region_stats.h"
 #include "trace/report.h"
 
 using namespace tklab;
@@ -154,6 +155,13 @@ TEST_CASE("regions decode per warp in order, nested ones inside their parent", "
     REQUIRE(l.summary);
     CHECK(l.summary->warp_instructions == 7);
     CHECK(l.summary->by_op.at(size_t(t.op_index("region"))) == 7);
+    // Time in no region: each block's span times its warps, less each warp's
+    // outermost regions (the steps inside the loop are not counted twice).
+    // Block 0: span 35 x 2 warps, regions 30 + 30. Block 1: span 40..310 x 2,
+    // regions 30 (warp 0) and 200 + 10 (warp 1).
+    const trace::RegionStats rs = trace::region_stats(t, l);
+    CHECK(rs.warp_time == 70 + 540);
+    CHECK(rs.outside == 10 + 300);
 }
 
 TEST_CASE("regions on two SMs with different clock64 origins line up on one axis", "[profiler][regions]") {
@@ -247,12 +255,14 @@ TEST_CASE("a region that began but never ended is left out and reported", "[prof
     SyntheticBuffer buf(1, 1, 32, 4);
     buf.end_region(0, 0, 0, 0, 0, 10, "a", 1);
     buf.end_region(0, 0, 0, 0, 20, 10, "a", 1);
+    buf.end_region(0, 0, 0, 0, 40, 10, "a", 1);
     buf.records[1].t1 = buf.records[1].c1 = 0;  // the end half never written (the buffer starts zeroed)
+    buf.records[2] = {};  // counted, never written: the marker writes its record at the end (tk/ops/warp/debug/region.h)
     trace::Trace t = profiler::gpu_trace(h100());
     const profiler::RegionStats st = decode(t, buf.bytes(), {"a"});
     CHECK(st.regions == 1);
-    CHECK(st.unfinished == 1);
-    CHECK_THAT(st.warning(), Catch::Contains("1 regions began but never ended"));
+    CHECK(st.unfinished == 2);
+    CHECK_THAT(st.warning(), Catch::Contains("2 regions began but never ended"));
 }
 
 TEST_CASE("a full slice keeps its first records and counts the rest as dropped", "[profiler][regions]") {
@@ -366,6 +376,8 @@ TEST_CASE("a GPU trace's report lists its regions by total time, with counts, me
     CHECK_THAT(r, Catch::Contains("max 900, 80.0% of block time"));
     CHECK_THAT(r, Catch::Contains("store            2 times      mean 100 cycles"));
     CHECK_THAT(r, Catch::Contains("10.0% of block time"));
+    // Warp 1's span ends at 800, the block's at 1000: 200 warp-cycles in no region.
+    CHECK_THAT(r, Catch::Contains("in no region     10.0% of block time"));
     CHECK(r.find("main loop") < r.find("store "));  // by total time
     // None of the simulator's sections: a GPU run has no simulated banks or stalls.
     CHECK(r.find("Bank conflicts") == std::string::npos);
