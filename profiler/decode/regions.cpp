@@ -183,7 +183,8 @@ RegionStats add_region_launch(trace::Trace& t, const void* data, size_t size, co
             const std::string where = "record " + std::to_string(i) + " of warp " + std::to_string(w % wpb) + " of block " +
                                       std::to_string(w / wpb);
             // Begun, never ended (the session zeroes the buffer): the kernel
-            // stopped inside it. The marker writes the whole record at the end.
+            // stopped inside it. Checked first: a marker that wrote nothing of
+            // its record before the end leaves it all zero, block and warp too.
             if (d.r.t1 == 0 && d.r.c1 == 0) {
                 ++st.unfinished;
                 continue;

@@ -257,7 +257,7 @@ TEST_CASE("a region that began but never ended is left out and reported", "[prof
     buf.end_region(0, 0, 0, 0, 20, 10, "a", 1);
     buf.end_region(0, 0, 0, 0, 40, 10, "a", 1);
     buf.records[1].t1 = buf.records[1].c1 = 0;  // the end half never written (the buffer starts zeroed)
-    buf.records[2] = {};  // counted, never written: the marker writes its record at the end (tk/ops/warp/debug/region.h)
+    buf.records[2] = {};  // counted, nothing written (a marker that writes its whole record at its end)
     trace::Trace t = profiler::gpu_trace(h100());
     const profiler::RegionStats st = decode(t, buf.bytes(), {"a"});
     CHECK(st.regions == 1);
