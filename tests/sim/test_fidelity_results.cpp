@@ -1,5 +1,6 @@
-// The committed timing fidelity reports on the H200 (scripts/fidelity/timing.sh,
-// without and with the L1 model) against what sim/README.md and sim/arch/README.md say of them.
+// The committed timing fidelity reports (scripts/fidelity/timing.sh: the H200's,
+// without and with the L1 model, and the H100's) against what sim/README.md,
+// sim/arch/README.md and lesson 9's README say of them.
 #include <catch2/catch.hpp>
 
 #include <algorithm>
@@ -201,4 +202,23 @@ TEST_CASE("fidelity results: sim/arch/README.md's lg_throttle shares for lesson 
     char range[32];
     std::snprintf(range, sizeof range, "%.0f-%.0f%%", lo, hi);
     CHECK_THAT(one_line(kRoot / "sim" / "arch" / "README.md"), Catch::Contains(std::string("(the H200: ") + range + ")"));
+}
+
+TEST_CASE("fidelity results: lesson 9's README quotes the H100 report's time in no region", "[sim][results]") {
+    // The region table's last row ("      (in no region)   4.4%   8.0%"): the simulator's share and the GPU's.
+    auto outside = [](const std::string& wave) {
+        bool in = false;
+        for (const std::string& line : lines_of(kRoot / "results" / "fidelity_timing_h100.txt")) {
+            const std::vector<std::string> w = words(line);
+            if (!w.empty() && w[0] == "==") { in = w.size() > 3 && w[1] == "lesson09" && w[2] == "solution," && w[3] == wave; continue; }
+            if (in && w.size() == 5 && w[0] == "(in" && w[2] == "region)") return std::pair{w[3], w[4]};
+        }
+        FAIL("results/fidelity_timing_h100.txt has no (in no region) row for lesson09 solution " << wave);
+        return std::pair<std::string, std::string>{};
+    };
+    const auto [sim_one, gpu_one] = outside("one");
+    const auto [sim_many, gpu_many] = outside("many");
+    const std::string readme = one_line(kRoot / "lessons" / "09_gpu_profiling" / "README.md");
+    CHECK_THAT(readme, Catch::Contains("results/fidelity_timing_h100.txt has " + gpu_one + " at one wave (the simulator " + sim_one + ","));
+    CHECK_THAT(readme, Catch::Contains("and " + gpu_many + " at many waves"));
 }
