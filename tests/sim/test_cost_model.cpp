@@ -154,6 +154,14 @@ TEST_CASE("cost model: every measured figure is the calibration run's it names",
             if (f["name"] != "sm_clock_mhz") figures[f["name"].get<std::string>()] = f["value"].get<double>();
     }
     REQUIRE(arch.contains("measured"));
+    // The load/store unit's queue, fitted from its own run (scripts/dev/lsu_queue_fit.py):
+    // where the run is committed, its fields are measured, not estimated.
+    if (std::filesystem::exists(project_root() / ("results/calibration_lsu_queue_" + name + ".json")))
+        for (const char* field : {"lsu.queue_depth", "lsu.st_cycles_per_line"}) {
+            INFO(field);
+            CHECK(arch["measured"].contains(field));
+            CHECK(std::find(arch["estimated"].begin(), arch["estimated"].end(), field) == arch["estimated"].end());
+        }
     size_t checked = 0;
     for (const auto& [field, m] : arch["measured"].items()) {
         INFO(field);
