@@ -232,7 +232,7 @@ double mio_issue_cycles(Ctx& c, int warps) {
 
 // Whose queue is it: a warp's own, or its sub-partition's? Warps 0-3 (one
 // per sub-partition) each issue N 32-way-conflicted loads at once; warps 4-7,
-// on the same sub-partitions, wait DELAY cycles (by then the first warps'
+// on the same sub-partitions, wait kDelay cycles (by then the first warps'
 // loads fill their queue) and issue one conflict-free load each, timing its
 // issue alone. A queue of each warp's own lets that load in at once; one the
 // sub-partition's warps share holds it back until the first warp's loads
