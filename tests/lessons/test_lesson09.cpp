@@ -275,9 +275,10 @@ TEST_CASE("lesson 9: the README's marker costs are the committed GPU measurement
     const auto at = h100.find("regions:   overhead");
     REQUIRE(at != std::string::npos);
     const double recording = std::stod(h100.substr(h100.find('+', at) + 1));
-    const auto quoted = readme.find("three markers per warp add about ");
+    const std::string says = "three markers per warp added about ";
+    const auto quoted = readme.find(says);
     REQUIRE(quoted != std::string::npos);
-    CHECK(std::abs(std::stod(readme.substr(quoted + 33)) - recording) < 0.1);
+    CHECK(std::abs(std::stod(readme.substr(quoted + says.size())) - recording) < 0.1);
     // Not recording: "a few per cent" -- every launch of scripts/gpu/region_cost.sh within 10% either way.
     std::istringstream rows(read_text(dir / "../../results/region_cost_h200.txt"));
     int launches = 0;

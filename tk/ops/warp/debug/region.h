@@ -8,14 +8,16 @@
 //
 // GPU: while the profiler has a buffer set (`tklab_gpu run NAME --profile
 // regions`, profiler/gpu/regions_session.h), the warp's first active lane
-// reserves one 48-byte record in the warp's slice of the buffer when the
-// region begins and fills it {id, smid, block, warp, %globaltimer and clock64
-// at begin and end, line} (layout: tk/common/region_buffer.h); an open
-// region holds one register. A full slice counts what it drops and never
-// writes past. Without a buffer a marker costs a constant load, a compare and
-// a branch (results/region_cost_h200.txt measures what it costs). Give it
-// a name (`tk::region r(...)`): a nameless temporary ends at once. Nested regions are fine; keep them out of the
-// innermost loops, where a marker's clock reads and store are not free.
+// reads its clocks when the region begins and asks for one 48-byte record in
+// the warp's slice of the buffer, and at the end fills it {id, smid, block,
+// warp, %globaltimer and clock64 at begin and end, line} (layout:
+// tk/common/region_buffer.h); an open region holds three registers. A full
+// slice counts what it drops and never writes past. Without a buffer a
+// marker costs a constant load, a compare and a branch
+// (results/region_cost_h200.txt measures what it costs). Give it a name
+// (`tk::region r(...)`): a nameless temporary ends at once. Nested regions
+// are fine; keep them out of the innermost loops, where a marker's clock
+// reads and stores are not free.
 //
 // Simulator: each warp records the region once (sim/api.h region_begin/end):
 // it begins at the warp's clock when its first lane constructs the marker and
@@ -91,57 +93,103 @@ public:
     // long_scoreboard (H200); results/region_cost_h200.txt has what they cost
     // now. Recording, every memory access is predicated on "this is the
     // warp's first active lane".
-    TK_DEVICE explicit region(region_name name, uint32_t line = __builtin_LINE()) {
+    //
+    // Recording, nothing at the begin waits for memory: the clocks are read
+    // first, then an atomic add on the warp's counter asks for a record, and
+    // its answer is read only at the end, after the end's clocks. The begin
+    // used to load the counter, store it back and read its clocks once the
+    // load was back: each region began an L2 round trip after the one before
+    // it ended (H100: 230-290 cycles at one wave, 760-2300 at many), and the
+    // compiler was free to run the region's own address arithmetic in that
+    // wait, before the clocks (the demo GEMM's prologue now has about 120
+    // such instructions after its clock read, and measures 859 cycles where
+    // it measured 471). Now 67-111 cycles at one wave and 146-736 at many
+    // pass between two regions.
+    TK_DEVICE explicit region(region_name name, uint32_t line = __builtin_LINE()) : id_(name.id), line_(line) {
         const tklab::regions::DeviceView& v = detail::region_view;
         if (v.records == nullptr) return;
-        const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
-        const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-        const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-        const uint32_t warp = thread / 32;
-        const uint32_t w = block * ((threads + 31) / 32) + warp;  // 32 bits: no launch has 2^32 warps
-        const uint32_t lead = uint32_t(detail::region_laneid() == uint32_t(__ffs(__activemask()) - 1)) &
-                              uint32_t(v.records != nullptr);
+        const uint32_t w = warp_index();
+        const uint32_t lead = uint32_t(detail::region_laneid() == uint32_t(__ffs(__activemask()) - 1));
         const uint32_t in_slice = lead & uint32_t(w < v.warps);
         const uint32_t no_slice = lead & uint32_t(w >= v.warps);
         asm volatile(
-            "{\n\t.reg .pred p, q, r;\n\t.reg .u32 n, n1, s;\n\t.reg .u64 a, t0, c0, cnt;\n\t"
-            "setp.ne.u32 p, %1, 0;\n\t"
-            "mad.wide.u32 cnt, %2, 4, %3;\n\t"
-            "@p ld.global.u32 n, [cnt];\n\t"
-            "@p add.u32 n1, n, 1;\n\t"
-            "@p st.global.u32 [cnt], n1;\n\t"
-            "setp.lt.and.u32 q, n, %4, p;\n\t"       // room in the slice (else: counted as dropped)
-            "mad.lo.u32 s, %2, %4, n;\n\t"
-            "selp.u32 %0, s, -1, q;\n\t"
-            "mad.wide.u32 a, s, 48, %5;\n\t"
-            "@q st.global.cs.v4.u32 [a+32], {%6, %7, %8, %9};\n\t"
-            "@q mov.u64 t0, %%globaltimer;\n\t"
-            "@q mov.u64 c0, %%clock64;\n\t"
-            "@q st.global.cs.v2.u64 [a], {t0, c0};\n\t"
-            "setp.ne.u32 r, %10, 0;\n\t"             // no slice for this warp: counted as lost
-            "@r red.global.add.u32 [%11], 1;\n\t}"
-            : "=r"(slot_)
-            : "r"(in_slice), "r"(w), "l"(v.counts), "r"(v.records_per_warp), "l"(v.records), "r"(name.id), "r"(block),
-              "r"((warp & 0xffffu) | (detail::region_smid() << 16)), "r"(line), "r"(no_slice), "l"(v.lost)
+            "{\n\t.reg .pred p, q;\n\t.reg .u64 cnt, t0, c0;\n\t"
+            "setp.ne.u32 p, %3, 0;\n\t"
+            "@p mov.u64 c0, %%clock64;\n\t"
+            "@p mov.u64 t0, %%globaltimer;\n\t"
+            "@p cvt.u32.u64 %1, t0;\n\t"
+            "@p cvt.u32.u64 %2, c0;\n\t"
+            // The atomic waits for the clock (a predicate made from it): the
+            // compiler may not move it, or its wait in a full queue, first.
+            "setp.ne.and.u32 q, %2, %6, p;\n\t"
+            "mad.wide.u32 cnt, %4, 4, %5;\n\t"
+            "@q atom.global.add.u32 %0, [cnt], 1;\n\t"  // the record number, read at the end
+            "@!q mov.u32 %0, -1;\n\t"
+            "setp.ne.u32 q, %7, 0;\n\t"                 // no slice for this warp: counted as lost
+            "@q red.global.add.u32 [%8], 1;\n\t}"
+            : "=r"(slot_), "+r"(t0_), "+r"(c0_)
+            : "r"(in_slice), "r"(w), "l"(v.counts), "r"(kNoClock), "r"(no_slice), "l"(v.lost)
             : "memory");
     }
     TK_DEVICE ~region() {
-        if (slot_ == kNone) return;  // not recording, or not the lead lane: no clock reads, no store
+        const tklab::regions::DeviceView& v = detail::region_view;
+        if (v.records == nullptr) return;  // not recording: no clock reads, no store
+        const uint32_t w = warp_index();
+        const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+        const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+        // The end's clocks first; then the record number (the wait for the
+        // atomic, if any, falls after the region) and the whole record. The
+        // begin's clocks were kept as their low 32 bits: a region lasts less
+        // than 2^32 cycles and nanoseconds.
         asm volatile(
-            "{\n\t.reg .pred p;\n\t.reg .u64 a, t1, c1;\n\t"
-            "setp.ne.u32 p, %0, -1;\n\t"
-            "mad.wide.u32 a, %0, 48, %1;\n\t"
-            "@p mov.u64 c1, %%clock64;\n\t"
-            "@p mov.u64 t1, %%globaltimer;\n\t"
-            "@p st.global.cs.v2.u64 [a+16], {t1, c1};\n\t}"
-            :: "r"(slot_), "l"(detail::region_view.records) : "memory");
+            "{\n\t.reg .pred p, q;\n\t.reg .u64 a, t1, c1, t0, c0, d;\n\t.reg .u32 lo, s;\n\t"
+            "mov.u64 c1, %%clock64;\n\t"
+            "mov.u64 t1, %%globaltimer;\n\t"
+            // Whatever reads the record number waits for the clock (a
+            // predicate made from it), so the wait for the atomic cannot come
+            // before the clock is read.
+            "cvt.u32.u64 lo, c1;\n\t"
+            "setp.ne.u32 q, lo, %10;\n\t"
+            "setp.ne.u32 p, lo, lo;\n\t"
+            "@q setp.lt.u32 p, %0, %3;\n\t"  // a record number (-1: not the recording lane) with room in the slice
+            "cvt.u32.u64 lo, t1;\n\t"
+            "sub.u32 lo, lo, %1;\n\t"
+            "cvt.u64.u32 d, lo;\n\t"
+            "sub.u64 t0, t1, d;\n\t"
+            "cvt.u32.u64 lo, c1;\n\t"
+            "sub.u32 lo, lo, %2;\n\t"
+            "cvt.u64.u32 d, lo;\n\t"
+            "sub.u64 c0, c1, d;\n\t"
+            "@p mad.lo.u32 s, %4, %3, %0;\n\t"
+            "@p mad.wide.u32 a, s, 48, %5;\n\t"
+            "@p st.global.cs.v2.u64 [a], {t0, c0};\n\t"
+            "@p st.global.cs.v2.u64 [a+16], {t1, c1};\n\t"
+            "@p st.global.cs.v4.u32 [a+32], {%6, %7, %8, %9};\n\t}"
+            :: "r"(slot_), "r"(t0_), "r"(c0_), "r"(v.records_per_warp), "r"(w), "l"(v.records), "r"(id_), "r"(block),
+               "r"((thread / 32 & 0xffffu) | (detail::region_smid() << 16)), "r"(line_), "r"(kNoClock)
+            : "memory");
     }
     region(const region&) = delete;
     region& operator=(const region&) = delete;
 
 private:
+    // The warp's slice: its linear index in the launch (32 bits: no launch has 2^32 warps).
+    static TK_DEVICE uint32_t warp_index() {
+        const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
+        const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
+        const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+        return block * ((threads + 31) / 32) + thread / 32;
+    }
     static constexpr uint32_t kNone = 0xffffffffu;
-    uint32_t slot_ = kNone;  // this warp's record, held by its recording lane: all an open region keeps
+    // A value the clock's low half never takes in practice, compared with to
+    // make a predicate that depends on the clock read (the compiler cannot
+    // know it is always true). Were it taken, one region goes unrecorded.
+    static constexpr uint32_t kNoClock = 0x5eedc10cu;
+    // Held by the recording lane while the region is open: the record number
+    // (an atomic's answer, waited for only at the end) and the low halves of
+    // the begin's clocks. The name's id and the line are constants.
+    uint32_t slot_ = kNone, t0_ = 0, c0_ = 0;
+    uint32_t id_, line_;
 };
 
 #elif defined(TK_SIM)
