@@ -108,7 +108,7 @@ public:
     TK_DEVICE explicit region(region_name name, uint32_t line = __builtin_LINE()) : id_(name.id), line_(line) {
         const tklab::regions::DeviceView& v = detail::region_view;
         if (v.records == nullptr) return;
-        const uint32_t w = warp_index();
+        const uint32_t w = place().slice;
         const uint32_t lead = uint32_t(detail::region_laneid() == uint32_t(__ffs(__activemask()) - 1));
         const uint32_t in_slice = lead & uint32_t(w < v.warps);
         const uint32_t no_slice = lead & uint32_t(w >= v.warps);
@@ -134,9 +134,7 @@ public:
     TK_DEVICE ~region() {
         const tklab::regions::DeviceView& v = detail::region_view;
         if (v.records == nullptr) return;  // not recording: no clock reads, no store
-        const uint32_t w = warp_index();
-        const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
-        const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
+        const Place at = place();
         // The end's clocks first; then the record number (the wait for the
         // atomic, if any, falls after the region) and the whole record. The
         // begin's clocks were kept as their low 32 bits: a region lasts less
@@ -165,20 +163,22 @@ public:
             "@p st.global.cs.v2.u64 [a], {t0, c0};\n\t"
             "@p st.global.cs.v2.u64 [a+16], {t1, c1};\n\t"
             "@p st.global.cs.v4.u32 [a+32], {%6, %7, %8, %9};\n\t}"
-            :: "r"(slot_), "r"(t0_), "r"(c0_), "r"(v.records_per_warp), "r"(w), "l"(v.records), "r"(id_), "r"(block),
-               "r"((thread / 32 & 0xffffu) | (detail::region_smid() << 16)), "r"(line_), "r"(kNoClock)
+            :: "r"(slot_), "r"(t0_), "r"(c0_), "r"(v.records_per_warp), "r"(at.slice), "l"(v.records), "r"(id_), "r"(at.block),
+               "r"((at.warp & 0xffffu) | (detail::region_smid() << 16)), "r"(line_), "r"(kNoClock)
             : "memory");
     }
     region(const region&) = delete;
     region& operator=(const region&) = delete;
 
 private:
-    // The warp's slice: its linear index in the launch (32 bits: no launch has 2^32 warps).
-    static TK_DEVICE uint32_t warp_index() {
+    // The warp's linear block, its index in the block, and its slice: its
+    // linear index in the launch (32 bits: no launch has 2^32 warps).
+    struct Place { uint32_t block, warp, slice; };
+    static TK_DEVICE Place place() {
         const uint32_t threads = blockDim.x * blockDim.y * blockDim.z;
         const uint32_t thread = threadIdx.x + blockDim.x * (threadIdx.y + blockDim.y * threadIdx.z);
         const uint32_t block = blockIdx.x + gridDim.x * (blockIdx.y + gridDim.y * blockIdx.z);
-        return block * ((threads + 31) / 32) + thread / 32;
+        return {block, thread / 32, block * ((threads + 31) / 32) + thread / 32};
     }
     static constexpr uint32_t kNone = 0xffffffffu;
     // A value the clock's low half never takes in practice, compared with to
