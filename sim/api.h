@@ -68,6 +68,8 @@ struct TensorMap {
 // One lane's part of a warp instruction: a field per purpose, each saying
 // which instructions use it (the others leave it as it is). Pointers refer to
 // the lane's own registers (its fiber stack), which stay valid while the lane is parked.
+inline constexpr uint32_t kNoTile = ~0u;  // LaneOp::tile of an instruction issued outside a tile op
+
 struct LaneOp {
     Op op;
     uint8_t bytes = 0;            // bytes per lane: ld/st.shared, ld/st.global, cp.async, atom/red (4)
@@ -87,6 +89,8 @@ struct LaneOp {
     AtomType atom_type = AtomType::u32;   // atom, red: the operand type
     uint32_t addr = 0;            // shared address: ld/st.shared, ldmatrix/stmatrix row, cp.async destination,
                                   //   mbarrier.*, a bulk tensor copy's box
+    uint32_t tile = kNoTile;      // ldmatrix/stmatrix, cp.async from a tile op: the shared tile's base address
+                                  //   (moving to another tile, a stage of a buffer, costs no address arithmetic)
     uint32_t barrier = 0;         // bar.sync, bar.arrive: barrier id (0..15)
     uint32_t mbarrier = 0;        // cp.async.bulk.tensor load: shared address of the mbarrier it completes on
     uint32_t count = 0;           // bar.sync, bar.arrive: threads (0: the whole block); mbarrier.init: arrivals per phase

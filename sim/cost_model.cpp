@@ -125,6 +125,7 @@ CostModel CostModel::load(const std::string& name_or_path) {
         m.ov_ld_global = both("ld_global");
         m.ov_st_global = both("st_global");
         m.ov_cp_async = both("cp_async");
+        m.ov_cp_async_loop = j["overhead"].contains("cp_async_loop") ? both("cp_async_loop") : m.ov_cp_async;
         m.ov_group_copy = both("group_copy");
         m.overhead_latency = get_rate(j, "overhead.latency");
     }

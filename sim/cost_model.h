@@ -84,8 +84,12 @@ struct CostModel {
     // models, measured by bench/calibrate/overhead_probes.h; each costs an
     // issue slot at the simple arithmetic's rate.
     // Per op call (its first such instruction) and per instruction.
+    // ov_cp_async_loop: a copy whose addresses move as a loop walks a
+    // tensor (Executor::addresses_hoisted), where nvcc moves the addresses it
+    // has instead of computing them again; a model without the figure
+    // charges such copies as any other.
     struct Overhead { double per_call = 0, per_instruction = 0; };
-    Overhead ov_ldmatrix, ov_ld_global, ov_st_global, ov_cp_async, ov_group_copy;
+    Overhead ov_ldmatrix, ov_ld_global, ov_st_global, ov_cp_async, ov_cp_async_loop, ov_group_copy;
     double overhead_latency = 1;  // one warp's cycles per instruction of it, alone on its sub-partition
     int launch_overhead_cycles = 0;  // a launch's time beyond its blocks' (start-up and drain), one block
     double launch_dispatch_cycles_per_block = 0;  // what each block more of the first wave adds to it

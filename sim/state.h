@@ -126,10 +126,19 @@ struct Warp {
     // registers across it (the register estimate).
     struct GlobalSite { uint32_t visits = 0, per_visit = 0, in_visit = 0, seq = 0; };
     std::unordered_map<uint32_t, GlobalSite> global_sites;
-    // ldmatrix/stmatrix sites (Executor::shared_addresses_hoisted): the shared
-    // address the last call there began at, and whether it began where the one before did.
-    struct SharedSite { uint32_t visits = 0, seq = 0, first_addr = 0; bool same = false; };
-    std::unordered_map<uint32_t, SharedSite> shared_sites;
+    // Tile-op sites whose address arithmetic may be hoisted out of a loop
+    // (Executor::addresses_hoisted): each instruction of the last call there
+    // and of the current one, as its first lane's addresses and the shape of
+    // the others' around them.
+    struct AddressShape { uint64_t shape = 0; uint32_t in_tile = 0, tile = 0; const void* gptr = nullptr; };
+    struct HoistSite {
+        uint32_t seq = 0;  // the call (op_seq) `now` belongs to
+        uint32_t calls = 0;
+        std::vector<AddressShape> last, now;
+        int64_t gshift = 0, stride = 0;  // how far the current call's global addresses moved, and the last call's
+        bool recomputed = false;         // a call's addresses once changed otherwise: nvcc computes them each time
+    };
+    std::unordered_map<uint32_t, HoistSite> hoist_sites;
     Stall load_stall = Stall::none;
     WarpState state = WarpState::runnable;
     uint64_t wait_since = 0;

@@ -2,7 +2,9 @@
 // address arithmetic, bounds checks and loop bookkeeping nvcc emits around
 // each ldmatrix, cp.async or global load. One kernel per op, calling it
 // `iters` times with coordinates that change every call, as a kernel's main
-// loop does. On the GPU, Nsight Compute counts the SASS instructions a warp
+// loop does: at random (nvcc computes the addresses again each call), and
+// for cp.async also one tile further each call (the loop probes: nvcc moves
+// the addresses it has; Executor::addresses_hoisted). On the GPU, Nsight Compute counts the SASS instructions a warp
 // executes (scripts/gpu/calibrate.sh --only overhead); the simulator's count
 // for one call is kModelled (tests/sim/test_overhead_probes.cpp checks it).
 // Shared by the GPU benchmark (overhead.cu) and the simulator's test.
@@ -21,11 +23,13 @@ namespace cal::overhead {
 // and copies into shared memory stay by themselves.
 enum Probe {
     mma, mma_small, ldmatrix_mma, ldmatrix_mma_small, st_shared, cp_async, cp_async_one_warp,
-    st_global, st_global_large, ld_st_global, ld_st_global_large, group_load, group_load_one_warp, probes
+    st_global, st_global_large, ld_st_global, ld_st_global_large, group_load, group_load_one_warp,
+    cp_async_loop, cp_async_loop_one_warp, probes
 };
 inline const char* const kNames[probes] = {
     "mma", "mma_small", "ldmatrix_mma", "ldmatrix_mma_small", "st_shared", "cp_async", "cp_async_one_warp",
-    "st_global", "st_global_large", "ld_st_global", "ld_st_global_large", "group_load", "group_load_one_warp"};
+    "st_global", "st_global_large", "ld_st_global", "ld_st_global_large", "group_load", "group_load_one_warp",
+    "cp_async_loop", "cp_async_loop_one_warp"};
 // What one call is in the instructions the simulator models, per warp.
 inline constexpr int kModelled[probes] = {
     32,  // mma_AB(rt_fl<32,32>, rt_bf<32,64>, rt_bf<64,32,col_l>): 32 mma.sync m16n8k16
@@ -41,12 +45,15 @@ inline constexpr int kModelled[probes] = {
     64,  // the same with rt_fl<32,64>: 32 and 32
     8,   // group<4>::load(st_bf<64,64>, gl): 4 ld.global.v4 and 4 st.shared.v4
     32,  // group<1>::load(st_bf<64,64>, gl), each warp the whole tile: 16 and 16
+    6,   // cp_async as a main loop walks K: the next 64 columns into the other of two stages
+    18,  // the same, each warp the whole tile
 };
 
 constexpr int kThreads = 128;  // 4 warps, one per sub-partition
 constexpr int kRows = 512, kCols = 512;  // A (bf16) and F (float): 512 x 512
-// The probes' dynamic shared memory: the 64x64 tile, a 32x64 one, the allocator's alignment slack.
-constexpr size_t kSharedBytes = sizeof(tk::st_bf<64, 64, tk::swizzle::b128>) + sizeof(tk::st_bf<32, 64>) + 1024;
+// The probes' dynamic shared memory: the 64x64 tile, a 32x64 one, a second
+// 64x64 (the loop probes' other stage), the allocator's alignment slack.
+constexpr size_t kSharedBytes = 2 * sizeof(tk::st_bf<64, 64, tk::swizzle::b128>) + sizeof(tk::st_bf<32, 64>) + 1024;
 
 // `cycles` (GPU only, may be null): each warp's cycles over the loop, for the
 // probes' time per call (calibrate --overhead-timing).
@@ -57,6 +64,10 @@ __global__ void __launch_bounds__(kThreads) probe(tk::gl<tk::bf16> A, tk::gl<flo
     using tile = st_bf<64, 64, swizzle::b128>;
     tile& s = al.allocate<tile>();
     st_bf<32, 64>& mine = al.allocate<st_bf<32, 64>>();  // (warps overwrite each other's: only the count matters)
+    tile& s2 = al.allocate<tile>();
+    // A by 64 rows (the height of a tile), so that a loop of up to 64 calls
+    // walks its columns one tile a call, as a GEMM's main loop walks K.
+    const gl<bf16> wide(A.raw, 1, 1, 64, A.rows * A.cols / 64);
     const int w = warpid();
     if constexpr (P == ldmatrix_mma || P == ldmatrix_mma_small || P == st_shared || P == mma || P == mma_small) {
         // Every byte a later read touches is written first (the simulator checks).
@@ -121,6 +132,12 @@ __global__ void __launch_bounds__(kThreads) probe(tk::gl<tk::bf16> A, tk::gl<flo
             group<4>::load(s, A, {0, 0, k, i & 7});
         } else if constexpr (P == group_load_one_warp) {
             group<1>::load(s, A, {0, 0, k, i & 7});
+        } else if constexpr (P == cp_async_loop) {
+            group<4>::load_async((i & 1) ? s2 : s, wide, {0, 0, 0, i});
+            load_async_wait<0>();
+        } else if constexpr (P == cp_async_loop_one_warp) {
+            group<1>::load_async((i & 1) ? s2 : s, wide, {0, 0, 0, i});
+            load_async_wait<0>();
         }
     }
 #if defined(TK_GPU)

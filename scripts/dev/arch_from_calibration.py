@@ -133,6 +133,10 @@ def overhead_figures(v):
     # 4 and 16 cp.async a lane, with a commit and a wait each.
     p = (v["cp_async_one_warp"] - v["cp_async"] - 12) / 12
     out["cp_async"] = (v["cp_async"] - loop - 6 - 4 * p, p, "load_async of 4 and of 16 cp.async a lane, less commit, wait and the loop")
+    if "cp_async_loop" in v:  # the same, one tile further each call: the addresses move
+        p = (v["cp_async_loop_one_warp"] - v["cp_async_loop"] - 12) / 12
+        out["cp_async_loop"] = (v["cp_async_loop"] - loop - 6 - 4 * p, p,
+                                "load_async of 4 and of 16 cp.async a lane, one tile further each call, less commit, wait and the loop")
     p = (v["st_global_large"] - v["st_global"] - 16) / 16
     out["st_global"] = (v["st_global"] - loop - 16 - 16 * p, p, "stores of 16 and 32 st.global, less the loop")
     small, big = v["ld_st_global"] - v["st_global"] - 16, v["ld_st_global_large"] - v["st_global_large"] - 32

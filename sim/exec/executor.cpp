@@ -110,19 +110,50 @@ void Executor::run() {
     record_registers();
 }
 
-// ptxas computes a tile op's shared-memory addresses once, before a loop,
-// when they are the same on every pass (lesson 8's K and V tiles: LDSM
-// [R124+UR4], ... in its SASS, no arithmetic in the loop): a call at a site
-// that begins at the address its last call there began at issues none.
-bool Executor::shared_addresses_hoisted() {
-    Warp::SharedSite& s = w_.shared_sites[site_];
-    if (s.visits == 0 || s.seq != t0_->op_seq) {
-        s.same = s.visits > 0 && s.first_addr == op0_->addr;
-        s.first_addr = op0_->addr;
+// How much of a tile op's address arithmetic ptxas leaves inside a loop,
+// from what changed since the call at the same site before. Nothing, when
+// the instruction's addresses are the same (lesson 8's K and V tiles: LDSM
+// [R124+UR4], ... in its SASS, no arithmetic in the loop). Its tile's base
+// only, when the offsets in the tile are the same and the tile another: a
+// stage of a buffer (the demo GEMM's LDSMs have no arithmetic of their own).
+// A global address moved by the same stride every call, as a loop walks a
+// tensor: nvcc moves the pointers it has (cp.async in the GEMM's loop: 9
+// instructions a copy instead of 17, the loop probes). Anything else (a
+// window at another place in the same swizzled tile, a coordinate that jumps)
+// is computed again, from then on: ptxas cannot know that a later call
+// repeats one.
+Executor::Hoisted Executor::addresses_hoisted() {
+    Warp::HoistSite& s = w_.hoist_sites[site_];
+    if (s.recomputed) return Hoisted::none;
+    if (s.seq != t0_->op_seq || s.now.empty()) {  // the call's first instruction
+        if (!s.now.empty()) s.last.swap(s.now);
+        s.now.clear();
         s.seq = t0_->op_seq;
-        ++s.visits;
+        s.stride = s.gshift;
+        ++s.calls;
     }
-    return s.same;
+    const uint32_t tile = op0_->tile == kNoTile ? 0 : op0_->tile;
+    Warp::AddressShape a{0, op0_->addr - tile, tile, op0_->gptr};
+    const uintptr_t g0 = reinterpret_cast<uintptr_t>(op0_->gptr);
+    for (uint32_t m = mask_; m; m &= m - 1) {
+        const int l = std::countr_zero(m);
+        const LaneOp* p = w_.lanes[l]->pending;
+        const uint64_t d = uint64_t(p->addr - op0_->addr) ^ (uint64_t(reinterpret_cast<uintptr_t>(p->gptr) - g0) << 20);
+        a.shape = (a.shape ^ (d + uint64_t(l) * 0x9e3779b97f4a7c15ull)) * 0x100000001b3ull;
+    }
+    const size_t i = s.now.size();
+    s.now.push_back(a);
+    if (s.calls < 2) return Hoisted::none;  // the site's first call
+    const int64_t gshift = i < s.last.size() ? int64_t(g0) - int64_t(reinterpret_cast<uintptr_t>(s.last[i].gptr)) : 0;
+    if (i == 0) s.gshift = gshift;
+    const bool stride_kept = s.calls < 3 || gshift == 0 || gshift == s.stride;  // (a stride is known from the third call)
+    if (i >= s.last.size() || s.last[i].shape != a.shape || s.last[i].in_tile != a.in_tile || gshift != s.gshift || !stride_kept) {
+        s.recomputed = true;
+        s.last.clear();
+        s.now.clear();
+        return Hoisted::none;
+    }
+    return gshift == 0 && s.last[i].tile == a.tile ? Hoisted::all : Hoisted::instruction;
 }
 
 // The instructions around a tile op's memory instruction, measured per
@@ -136,19 +167,24 @@ void Executor::issue_overhead(Op op) {
     if (t0_->op_depth == 0) return;
     const bool group_copy = t0_->op_name && std::strncmp(t0_->op_name, "group_", 6) == 0;
     const CostModel::Overhead* o = nullptr;
+    Hoisted hoisted = Hoisted::none;
     switch (op) {
     case Op::ldmatrix: case Op::stmatrix:
-        if (shared_addresses_hoisted()) return;
+        hoisted = addresses_hoisted();
         o = &cost_.ov_ldmatrix;
         break;
-    case Op::cp_async: o = &cost_.ov_cp_async; break;
+    case Op::cp_async:
+        hoisted = addresses_hoisted();
+        o = hoisted == Hoisted::instruction ? &cost_.ov_cp_async_loop : &cost_.ov_cp_async;
+        break;
     case Op::ld_global: o = group_copy ? &cost_.ov_group_copy : &cost_.ov_ld_global; break;
     case Op::st_global: o = group_copy ? &cost_.ov_group_copy : &cost_.ov_st_global; break;
     case Op::ld_shared: case Op::st_shared: o = group_copy ? &cost_.ov_group_copy : nullptr; break;
     default: break;
     }
-    if (!o) return;
-    double n = o->per_instruction;
+    if (!o || hoisted == Hoisted::all) return;
+    // (A moved ldmatrix needs only its stage's base: LDSM takes an offset.)
+    double n = hoisted == Hoisted::instruction && o == &cost_.ov_ldmatrix ? 0 : o->per_instruction;
     if (w_.overhead_seq != t0_->op_seq) {  // the op call's first: its bounds checks and base addresses
         w_.overhead_seq = t0_->op_seq;
         n += o->per_call;
@@ -258,3 +294,4 @@ void Executor::record_registers() {
 }
 
 } // namespace tklab::sim
+

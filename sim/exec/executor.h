@@ -210,7 +210,8 @@ private:
     // The address arithmetic and checks nvcc adds around a tile op's memory
     // instruction (the cost model's "overhead"), issued before it.
     void issue_overhead(Op op);
-    bool shared_addresses_hoisted();
+    enum class Hoisted { none, instruction, all };  // no arithmetic: for this instruction's addresses, or the whole call's
+    Hoisted addresses_hoisted();
     void arithmetic_stalls(double issuing, double own, double slot);
     void note_pass(uint32_t addr, uint32_t phase);
 

@@ -86,24 +86,37 @@ __global__ void store_kernel(uint32_t* out, int lines) {
 }
 const int store_kernel_end_line = __LINE__ - 1;  // its closing brace: where the GPU's EXIT is
 
-// `passes` loads of a 16x64 bf16 operand from a shared tile (ldmatrix), each
-// added into a float tile: from the same rows every pass, or from rows
-// 16 * (pass % 2) (two shared addresses, alternating).
-__global__ void ldmatrix_loop_kernel(tk::gl<tk::bf16> g, tk::gl<float> out, int passes, int alternate) {
+// `passes` loads of a bf16 operand from a swizzled shared tile (ldmatrix),
+// each added into a float tile. Mode 0: 16x64 from the same tile's rows 0-15
+// every pass; 1: the same rows of one of two tiles, pass % 2 (two stages of a
+// buffer); 2: 16x32 from columns 32 * (pass % 2) of the same tile.
+__global__ void ldmatrix_loop_kernel(tk::gl<tk::bf16> g, tk::gl<float> out, int passes, int mode) {
     tk::shared_allocator al;
-    tk::st_bf<32, 64>& s = al.allocate<tk::st_bf<32, 64>>();
-    tk::group<1>::load(s, g, {0, 0, 0, 0});
+    auto& s = al.allocate<tk::st_bf<32, 64>[2]>();
+    tk::group<1>::load(s[0], g, {0, 0, 0, 0});
+    tk::group<1>::load(s[1], g, {0, 0, 0, 0});
     __syncwarp();
     tk::rt_fl<16, 64> sum;
     tk::zero(sum);
+    tk::rt_fl<16, 32> half;
+    tk::zero(half);
     for (int p = 0; p < passes; ++p) {
-        tk::rt_bf<16, 64> a;
-        tk::load(a, tk::subtile<16, 64>(s, alternate ? p % 2 : 0, 0));
-        tk::rt_fl<16, 64> f;
-        tk::copy(f, a);
-        tk::add(sum, sum, f);
+        if (mode < 2) {
+            tk::rt_bf<16, 64> a;
+            tk::load(a, tk::subtile<16, 64>(s[mode ? p % 2 : 0], 0, 0));
+            tk::rt_fl<16, 64> f;
+            tk::copy(f, a);
+            tk::add(sum, sum, f);
+        } else {
+            tk::rt_bf<16, 32> a;
+            tk::load(a, tk::subtile<16, 32>(s[0], 0, p % 2));
+            tk::rt_fl<16, 32> f;
+            tk::copy(f, a);
+            tk::add(half, half, f);
+        }
     }
-    tk::store(out, sum, {0, 0, 0, 0});
+    if (mode < 2) tk::store(out, sum, {0, 0, 0, 0});
+    else tk::store(out, half, {0, 0, 0, 0});
 }
 
 // A tile loaded from global memory and stored, with or without a tile of
@@ -118,7 +131,7 @@ __global__ void fill_after_load_kernel(tk::gl<float> in, tk::gl<float> out, int 
 
 } // namespace
 
-TEST_CASE("compiler effects: ldmatrix addresses the same every pass are computed once, before the loop", "[sim][memory]") {
+TEST_CASE("compiler effects: ldmatrix addresses the same every pass are computed once, before the loop, and another stage's its base only", "[sim][memory]") {
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     std::mt19937 rng(37);
     std::vector<tk::bf16> host(32 * 64);
@@ -126,25 +139,31 @@ TEST_CASE("compiler effects: ldmatrix addresses the same every pass are computed
     tk::device_buffer<tk::bf16> g(host.size(), host, "g");
     tk::device_buffer<float> out(16 * 64, "out");
     const int passes = 3 + int(rng() % 6);
-    auto overhead = [&](int alternate) {
-        tk::launch("ldmatrix_loop", ldmatrix_loop_kernel, dim3(1), dim3(32), 32 * 64 * 2, tk::gl<tk::bf16>{g.data(), 1, 1, 32, 64},
-                   tk::gl<float>{out.data(), 1, 1, 16, 64}, passes, alternate);
-        // The sum is right either way.
+    auto overhead = [&](int mode) {
+        tk::launch("ldmatrix_loop", ldmatrix_loop_kernel, dim3(1), dim3(32), 2 * 32 * 64 * 2 + 1024, tk::gl<tk::bf16>{g.data(), 1, 1, 32, 64},
+                   tk::gl<float>{out.data(), 1, 1, 16, 64}, passes, mode);
+        // The sum is right in every mode.
         const std::vector<float> got = out.download();
         for (int i = 0; i < 16; ++i)
-            for (int j = 0; j < 64; ++j) {
+            for (int j = 0; j < (mode < 2 ? 64 : 32); ++j) {
                 float want = 0;
-                for (int p = 0; p < passes; ++p) want += float(host[size_t((16 * (alternate ? p % 2 : 0) + i) * 64 + j)]);
+                for (int p = 0; p < passes; ++p)
+                    want += float(host[size_t(i * 64 + (mode < 2 ? 0 : 32 * (p % 2)) + j)]);
                 CHECK(got[size_t(i * 64 + j)] == want);
             }
-        return tklab::sim::last_run().stats.overhead_instructions;
+        return double(tklab::sim::last_run().stats.overhead_instructions);
     };
-    // A 16x64 operand is 4 ldmatrix.x4; the group load's arithmetic is the same in both.
-    const double per_call = m.ov_ldmatrix.per_call + 4 * m.ov_ldmatrix.per_instruction;
-    const uint64_t same = overhead(0), alternating = overhead(1);
+    // A 16x64 operand is 4 ldmatrix.x4, a 16x32 one 2; the group load's
+    // arithmetic is the same in all, the store's (16 st.global, 8 for mode 2) not.
+    const auto& o = m.ov_ldmatrix;
+    const double same = overhead(0), stages = overhead(1), varying = overhead(2);
     INFO("passes = " << passes);
-    // The same rows: the first call's arithmetic only. Alternating: every call's.
-    CHECK(double(alternating - same) == Approx((passes - 1) * per_call).margin(1.0));
+    // The same rows: the first call's arithmetic only. Two stages: each later
+    // call computes its stage's base. Another window of the swizzled tile:
+    // every call's, in full.
+    CHECK(stages - same == Approx((passes - 1) * o.per_call).margin(1.0));
+    CHECK(varying - same == Approx(passes * (o.per_call + 2 * o.per_instruction) - (o.per_call + 4 * o.per_instruction) -
+                                   8 * m.ov_st_global.per_instruction).margin(1.0));
 }
 
 TEST_CASE("compiler effects: a fill reads no registers, so it waits for no load", "[sim][alu]") {

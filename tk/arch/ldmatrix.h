@@ -6,10 +6,13 @@
 
 namespace tk::arch {
 
+// `tile`: the shared tile's base address when a tile op loads from one (the
+// simulator's model of nvcc's address arithmetic; the GPU ignores it).
 template <int N, bool Trans = false>
-TK_DEVICE void ldmatrix(uint32_t (&r)[N], uint32_t addr, TK_LOC) {
+TK_DEVICE void ldmatrix(uint32_t (&r)[N], uint32_t addr, TK_LOC, uint32_t tile = ~0u) {
     static_assert(N == 1 || N == 2 || N == 4, "ldmatrix loads 1, 2 or 4 matrices (.x1/.x2/.x4)");
 #if defined(TK_GPU)
+    (void)tile;
     if constexpr (N == 1) {
         if constexpr (Trans) asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(r[0]) : "r"(addr));
         else asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r[0]) : "r"(addr));
@@ -22,7 +25,7 @@ TK_DEVICE void ldmatrix(uint32_t (&r)[N], uint32_t addr, TK_LOC) {
     }
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::ldmatrix};
-    op.matrices = N; op.transpose = Trans; op.addr = addr; op.file = loc.file; op.line = loc.line;
+    op.matrices = N; op.transpose = Trans; op.addr = addr; op.tile = tile; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
     for (int i = 0; i < N; ++i) r[i] = op.data[i];
 #endif
@@ -30,9 +33,10 @@ TK_DEVICE void ldmatrix(uint32_t (&r)[N], uint32_t addr, TK_LOC) {
 
 // stmatrix exists on sm_90 and later; the sm_80 tile stores use st.shared.
 template <int N, bool Trans = false>
-TK_DEVICE void stmatrix(uint32_t addr, const uint32_t (&v)[N], TK_LOC) {
+TK_DEVICE void stmatrix(uint32_t addr, const uint32_t (&v)[N], TK_LOC, uint32_t tile = ~0u) {
     static_assert(N == 1 || N == 2 || N == 4, "stmatrix stores 1, 2 or 4 matrices (.x1/.x2/.x4)");
 #if defined(TK_GPU)
+    (void)tile;
 #if defined(TK_SM90)
     if constexpr (N == 1) {
         if constexpr (Trans) asm volatile("stmatrix.sync.aligned.m8n8.x1.trans.shared.b16 [%0], {%1};" ::"r"(addr), "r"(v[0]) : "memory");
@@ -49,7 +53,7 @@ TK_DEVICE void stmatrix(uint32_t addr, const uint32_t (&v)[N], TK_LOC) {
 #endif
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::stmatrix};
-    op.matrices = N; op.transpose = Trans; op.addr = addr; op.file = loc.file; op.line = loc.line;
+    op.matrices = N; op.transpose = Trans; op.addr = addr; op.tile = tile; op.file = loc.file; op.line = loc.line;
     for (int i = 0; i < N; ++i) op.data[i] = v[i];
     tklab::sim::issue(op);
 #endif

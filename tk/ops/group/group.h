@@ -69,7 +69,7 @@ struct group {
         TK_UNROLL
         for (int k = laneid(); k < chunks; k += threads) {
             const int r = k / per_row, c = (k % per_row) * (16 / int(sizeof(T)));
-            arch::cp_async<16>(base + ST::offset(r, c), src.ptr(at.b, at.d, at.r * ST::rows + r, at.c * ST::cols + c), loc);
+            arch::cp_async<16>(base + ST::offset(r, c), src.ptr(at.b, at.d, at.r * ST::rows + r, at.c * ST::cols + c), loc, base);
         }
         arch::cp_async_commit(loc);
     }
