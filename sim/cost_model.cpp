@@ -131,6 +131,8 @@ CostModel CostModel::load(const std::string& name_or_path) {
     }
     m.launch_overhead_cycles = get_int(j, "launch.overhead_cycles");
     m.launch_dispatch_cycles_per_block = get_rate(j, "launch.dispatch_cycles_per_block");
+    if (j["launch"].contains("block_turnaround_cycles")) m.launch_block_turnaround_cycles = get_int(j, "launch.block_turnaround_cycles");
+    if (m.launch_block_turnaround_cycles < 0) throw std::runtime_error("cost model: field 'launch.block_turnaround_cycles' must be 0 or more");
     if (m.mio_queue_high < 0 || m.mio_queue_high > kMaxMioQueue)
         throw std::runtime_error("cost model: field 'shared.mio_queue_high' must be 0.." + std::to_string(kMaxMioQueue));
     if (m.mio_queue_low < 0 || (m.mio_queue_high > 0 && m.mio_queue_low >= m.mio_queue_high))

@@ -93,6 +93,10 @@ struct CostModel {
     double overhead_latency = 1;  // one warp's cycles per instruction of it, alone on its sub-partition
     int launch_overhead_cycles = 0;  // a launch's time beyond its blocks' (start-up and drain), one block
     double launch_dispatch_cycles_per_block = 0;  // what each block more of the first wave adds to it
+    // A later wave's block starts this long after the block before it in its
+    // place ended (the SM retiring one and starting the next); 0 where the
+    // model has no such figure.
+    int launch_block_turnaround_cycles = 0;
 
     // Loads sim/arch/<name>.json (or a path); throws std::runtime_error saying which field is wrong.
     static CostModel load(const std::string& name_or_path);

@@ -468,6 +468,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
                     blocks[j]->warp_base = int(j * blocks[j]->warps.size());
                     blocks[j]->first_wave = stream.first_wave && i < size_t(slots);
                     if (blocks[j]->first_wave) cycle += uint64_t(std::llround(dispatch_round * double(i)));
+                    else cycle += uint64_t(cost.launch_block_turnaround_cycles);  // the SM retires the block before, then starts this one
                     for (Warp& w : blocks[j]->warps) w.clock = cycle;
                     started[j] = cycle;
                     runners[j] = std::make_unique<BlockRunner>(*blocks[j], stacks, body);

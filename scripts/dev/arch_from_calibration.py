@@ -53,6 +53,14 @@ FIELDS = {
                                            "every SM reading at once: DRAM's bandwidth over the SMs"),
     "memory.dram_bytes_per_cycle_one_sm": ("global.dram_bytes_per_cycle_one_sm", lambda v: round(v, 2), "one SM alone"),
 }
+# A later wave's block: the SM's gap between a block's end and the next one's
+# start in its place (scripts/gpu/launch_overhead.sh, block_gaps), where the
+# launch figures have it.
+TURNAROUND_FIELDS = {
+    "launch.block_turnaround_cycles": ("launch.block_turnaround_cycles_128_threads", lambda v: round(v),
+                                       "one block of 128 threads per SM, 8 waves: the next block's first clock less the last of the one before "
+                                       "(512 threads: the same within a cycle)"),
+}
 # The store bandwidths and the load/store unit's rate (bench/calibrate/global.cu,
 # run_stores, in calibration_stores_NAME.json or calibration_memory_NAME.json
 # beside the calibration, or in a whole run's own file).
@@ -292,6 +300,7 @@ def main():
     if STORE_FIELDS["memory.l2_write_bytes_per_cycle_per_sm"][0] in figs:
         fields.update(STORE_FIELDS)
     fields.update({k: v for k, v in LSU_FIELDS.items() if v[0] in figs})
+    fields.update({k: v for k, v in TURNAROUND_FIELDS.items() if v[0] in figs})
     ov = beside("overhead")
     ov_figs = {f["name"]: f for f in json.load(open(ov))["figures"]} if os.path.exists(ov) else None
     if ov_figs is None and OV.format("mma") in figs:

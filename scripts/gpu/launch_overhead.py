@@ -49,6 +49,16 @@ mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
 slope = sum((x - mx) * (y - my) for x, y in zip(xs, ys)) / sum((x - mx) ** 2 for x in xs)
 figures.append({"name": "launch.dispatch_cycles_per_block", "value": round(slope, 3), "unit": "cycles",
                 "method": "slope of a least-squares line through the medians above against their block counts"})
+# A later wave's block: the SM's cycles between a block's end and the next
+# block's start in its place (bench/launch_overhead/empty_kernels.cu,
+# block_gaps: one block per SM spinning 20000 cycles, 8 waves), at two block sizes.
+SPIN, WAVES = 20000, 8
+for threads in (128, 512):
+    gap = ctypes.c_double()
+    assert lib.block_gaps(WAVES, threads, ctypes.c_longlong(SPIN), ctypes.byref(gap)) == 0
+    figures.append({"name": f"launch.block_turnaround_cycles_{threads}_threads", "value": round(gap.value), "unit": "cycles",
+                    "method": f"{WAVES} waves of one block of {threads} threads per SM (150 KB of shared memory each), each spinning "
+                              f"{SPIN} cycles; median over every SM of the next block's first %clock64 less the last of the block before"})
 doc = {"gpu": gpu, "torch": torch.__version__, "date": datetime.date.today().isoformat(), "figures": figures}
 json.dump(doc, open(out_path, "w"), indent=1)
 for f in figures:

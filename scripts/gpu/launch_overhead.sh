@@ -5,7 +5,8 @@
 # CUPTI's activity records (PyTorch's profiler), the records the GPU traces'
 # kernel times come from. Writes results/launch_overhead_h100.json (or
 # OUTPUT_JSON); sim/arch/h100.json's launch.overhead_cycles is its one-block
-# figure. Takes a few seconds.
+# figure, and launch.block_turnaround_cycles the later waves' gap between
+# blocks. Takes a few seconds.
 #   scripts/gpu/launch_overhead.sh [OUTPUT_JSON]
 set -euo pipefail
 cd "$(dirname "$0")/../.."

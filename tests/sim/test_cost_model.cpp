@@ -632,3 +632,22 @@ TEST_CASE("cost model: sim/arch/README.md's figures for whose shared-memory queu
     std::replace(readme.begin(), readme.end(), '\n', ' ');
     CHECK_THAT(readme, Catch::Contains("issues in " + std::to_string(lo) + "-" + std::to_string(hi)));
 }
+
+TEST_CASE("cost model: a later wave's block starts the measured turnaround after its place was left, as sim/arch/README.md says", "[sim][cost_model]") {
+    // results/launch_overhead_h100.json (scripts/gpu/launch_overhead.sh, block_gaps).
+    const nlohmann::json run = read_json(project_root() / "results/launch_overhead_h100.json");
+    std::map<std::string, double> f;
+    for (const auto& x : run["figures"]) f[x["name"].get<std::string>()] = x["value"].get<double>();
+    REQUIRE(f.count("launch.block_turnaround_cycles_128_threads"));
+    REQUIRE(f.count("launch.block_turnaround_cycles_512_threads"));
+    const long t128 = std::lround(f.at("launch.block_turnaround_cycles_128_threads")), t512 = std::lround(f.at("launch.block_turnaround_cycles_512_threads"));
+    // The model takes the 128-thread figure; the block's size hardly matters.
+    CHECK(tklab::sim::CostModel::load("h100").launch_block_turnaround_cycles == t128);
+    CHECK(std::abs(t512 - t128) <= 0.05 * double(t128));
+    std::ifstream in(project_root() / "sim/arch/README.md");
+    std::string readme{std::istreambuf_iterator<char>(in), {}};
+    for (char& c : readme) if (c == '\n') c = ' ';
+    const std::string text = std::to_string(t128) + " cycles with 128 threads a block, " + std::to_string(t512) + " with 512";
+    INFO("sim/arch/README.md should say: " << text);
+    CHECK(readme.find(text) != std::string::npos);
+}

@@ -201,7 +201,7 @@ TEST_CASE("SM model: blocks on one SM share its shared-memory pipe", "[sim][sm]"
         const tklab::sim::Stats apart = run_conflicted(2, 150 * 1024, n);
         CHECK(apart.blocks_together == 1);
         CHECK(apart.blocks_per_sm == 1);
-        CHECK(apart.wave_cycles == 2 * one);
+        CHECK(apart.wave_cycles == 2 * one + uint64_t(m.launch_block_turnaround_cycles));  // the SM starts the second after the first
     }
 }
 
@@ -222,9 +222,12 @@ TEST_CASE("SM model: a resident block hides another's load latency", "[sim][sm]"
         // One block per SM (by shared memory): one after another.
         const tklab::sim::Stats apart = run_dependent(4, 150 * 1024, n, seed + 20);
         CHECK(apart.blocks_together == 1);
-        // Each next block starts as the one before exits; only the last
-        // block's stores are waited for.
-        CHECK(apart.wave_cycles == 4 * alone.max_block_cycles + acknowledgement);
+        // Each next block starts the SM's turnaround after the one before
+        // exits (launch.block_turnaround_cycles, measured on the H100: 385);
+        // only the last block's stores are waited for.
+        const uint64_t turnaround = uint64_t(tklab::sim::CostModel::load("h100").launch_block_turnaround_cycles);
+        CHECK(turnaround > 0);
+        CHECK(apart.wave_cycles == 4 * alone.max_block_cycles + 3 * turnaround + acknowledgement);
     }
 }
 
@@ -232,11 +235,12 @@ TEST_CASE("SM model: a block of the next wave starts in the slot another leaves,
     sms_as one_sm(1);
     std::mt19937 rng(53);
     // Two slots (shared memory allows two blocks), three blocks: block 0 is
-    // long; blocks 1 and 2 are short and take turns in the other slot, so the
-    // SM is as busy as block 0, not block 0 and then block 2.
+    // long; blocks 1 and 2 are short and take turns in the other slot (block 2
+    // starting the SM's turnaround after block 1 leaves), so the SM is as busy
+    // as block 0, not block 0 and then block 2.
     const size_t smem = 100 * 1024;
     for (int trial = 0; trial < 3; ++trial) {
-        const int rest = 8 + int(rng() % 16), first = 4 * rest + int(rng() % 32);
+        const int rest = 8 + int(rng() % 16), first = 4 * rest + 80 + int(rng() % 32);  // (80 mma: longer than a turnaround)
         tk::launch("mma_by_block", mma_by_block_kernel, dim3(1), dim3(32), smem, first, rest);
         const uint64_t long_one = tklab::sim::last_run().stats.max_block_cycles;
         tk::launch("mma_by_block", mma_by_block_kernel, dim3(3), dim3(32), smem, first, rest);
