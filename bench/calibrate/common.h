@@ -107,6 +107,7 @@ inline double span(const std::vector<long long>& rec, int pairs) {
 double measure_clock_mhz(Ctx& c, int ms);
 void run_issue(Ctx& c);
 void run_shared(Ctx& c);
+void run_mio_depth(Ctx& c);  // the shared-memory queue's depth for ldmatrix and ld.shared (shared.cu)
 void run_tensor(Ctx& c);
 void run_global(Ctx& c);
 void run_async(Ctx& c);

@@ -3,7 +3,7 @@
 // uses, in SM cycles, and writes them as JSON. scripts/gpu/calibrate.sh
 // builds and runs it, adds the machine's details, and prints the comparison
 // with the model's figures.
-//   calibrate OUT.json [--only issue,shared,tensor,global,async,frontend,alu,stores,lsu_queue]
+//   calibrate OUT.json [--only issue,shared,mio_depth,tensor,global,async,frontend,alu,stores,lsu_queue]
 #include <cmath>
 #include <cstring>
 #include <ctime>
@@ -38,7 +38,7 @@ int main(int argc, char** argv) {
         if (!std::strcmp(argv[i], "--overhead-timing")) return cal::run_overhead_probes(0, true);
         if (!std::strcmp(argv[i], "--only") && i + 1 < argc) only = argv[++i];
         else if (!std::strcmp(argv[i], "-h") || !std::strcmp(argv[i], "--help")) {
-            std::printf("usage: calibrate OUT.json [--only issue,shared,tensor,global,async,frontend,alu,stores,lsu_queue]\n"
+            std::printf("usage: calibrate OUT.json [--only issue,shared,mio_depth,tensor,global,async,frontend,alu,stores,lsu_queue]\n"
                         "       calibrate --empty-kernel   (10 launches of an empty kernel, for ncu)\n"
                         "       calibrate --overhead-probes ITERS   (each tile-op probe once, ITERS calls, for ncu)\n"
                         "       calibrate --overhead-timing   (each tile-op probe's cycles per call, one warp per sub-partition)\n");
@@ -75,6 +75,7 @@ int main(int argc, char** argv) {
     std::printf("SM clock at the start: %.0f MHz\n", mhz0);
     if (want("issue")) cal::run_issue(c);
     if (want("shared")) cal::run_shared(c);
+    if (want("mio_depth")) cal::run_mio_depth(c);
     if (want("tensor")) cal::run_tensor(c);
     if (want("async")) cal::run_async(c);
     if (want("global")) cal::run_global(c);

@@ -10,7 +10,7 @@
 #   scripts/gpu/calibrate.sh [OUTPUT_JSON] [--arch NAME] [--only FAMILIES] [--bin PATH]
 # OUTPUT_JSON   default results/calibration_h100.json
 # --arch NAME   the cost model to compare with, sim/arch/NAME.json (default h100)
-# --only F,...  run some families only: issue, shared, tensor, async, global, frontend, alu,
+# --only F,...  run some families only: issue, shared, mio_depth, tensor, async, global, frontend, alu,
 #               stores, lsu_queue, overhead (needs ncu; also times each probe)
 # --bin PATH    run an already built binary instead of building (the CMake
 #               build makes build/bench/calibrate when it has CUDA)

@@ -126,10 +126,15 @@ private:
     // The warp issues at once while few of its instructions wait for the
     // pipe (its data, later, is short_scoreboard); with mio_queue_high
     // waiting, it waits until only mio_queue_low are (mio_throttle). Returns
-    // when the instruction's last wavefront leaves the pipe.
-    uint64_t use_smem_pipe(int wavefronts) {
+    // when the instruction's last wavefront leaves the pipe. `queued` false:
+    // an ldmatrix, which no queue of the warp's holds back (the H100 issues 24
+    // back-to-back 8-way-conflicted ldmatrix.x4 a warp, one warp per
+    // sub-partition, in 90 cycles, where 12 such ld.shared take 975:
+    // results/calibration_mio_depth_h100.txt); it waits for the pipe only
+    // through its data (short_scoreboard at the reader).
+    uint64_t use_smem_pipe(int wavefronts, bool queued = true) {
         SmPipes& sm = *b_.sm;
-        const int high = cost_.mio_queue_high;
+        const int high = queued ? cost_.mio_queue_high : -1;
         if (high == 0) wait_until(sm.smem_free, Stall::mio_throttle);
         uint64_t start = std::max(t_, sm.smem_free);
         if (high > 0) {

@@ -50,7 +50,7 @@ void Executor::matrix_access(Op op) {
     for (int l = 0; l < 32; ++l)
         if (need >> l & 1) access(lane_accessor(l), addr[l], 16, !load, lane(l));
     BankAnalysis ba = analyze_matrix(mask_, addr, n);
-    uint64_t end = use_smem_pipe(ba.wavefronts);
+    uint64_t end = use_smem_pipe(ba.wavefronts, !load);
     // Matrix i, row r lives at addr[8i+r] as 8 16-bit values.
     for (int i = 0; i < n; ++i) {
         for (int l = 0; l < 32; ++l) {
