@@ -232,32 +232,23 @@ double mio_issue_cycles(Ctx& c, int warps) {
 
 // The same for ldmatrix (mio_depth): one warp per sub-partition issues N
 // independent ldmatrix.x4 whose 8 rows a matrix are 128 bytes apart (8-way
-// conflicts: 32 wavefronts each, as an unswizzled 64-column bf16 tile's), or
-// ld.shared.u32 32-way-conflicted, N around the queue's depth. The demo
-// GEMM's unswizzled loop issues 16 such ldmatrix back to back.
-template <int N, bool Ldsm>
-__global__ void mio_depth(long long* out, uint32_t* sink) {
+// conflicts: 32 wavefronts each, as an unswizzled 64-column bf16 tile's), N
+// around the depth mio_issue's ld.shared stop at. The demo GEMM's
+// unswizzled loop issues 16 such ldmatrix back to back.
+template <int N>
+__global__ void ldmatrix_issue(long long* out, uint32_t* sink) {
     __shared__ __align__(128) uint32_t sm[32 * 32];  // 32 rows of 128 bytes
     for (int i = threadIdx.x; i < 32 * 32; i += blockDim.x) sm[i] = uint32_t(i);
     __syncthreads();
     const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    // Lane l gives row l % 8 of matrix l / 8: rows 128 bytes apart, the 4 matrices 16 bytes apart.
+    const uint32_t a = smem_u32(sm) + uint32_t((lane % 8) * 128 + (lane / 8) * 16);
     uint32_t d[N][4];
     const long long t0 = clk();
-    if constexpr (Ldsm) {
-        // Lane l gives row l % 8 of matrix l / 8: rows 128 bytes apart, the 4 matrices 16 bytes apart.
-        const uint32_t a = smem_u32(sm) + uint32_t((lane % 8) * 128 + (lane / 8) * 16);
 #pragma unroll
-        for (int j = 0; j < N; ++j)
-            asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
-                         : "=r"(d[j][0]), "=r"(d[j][1]), "=r"(d[j][2]), "=r"(d[j][3]) : "r"(a + 1024 * uint32_t(j % 4)) : "memory");
-    } else {
-        const uint32_t a = smem_u32(sm) + uint32_t(lane * 32 * 4);
-#pragma unroll
-        for (int j = 0; j < N; ++j) {
-            asm volatile("ld.volatile.shared.u32 %0, [%1];" : "=r"(d[j][0]) : "r"(a + 4 * (j % 32)) : "memory");
-            d[j][1] = d[j][2] = d[j][3] = 0;
-        }
-    }
+    for (int j = 0; j < N; ++j)
+        asm volatile("ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0, %1, %2, %3}, [%4];"
+                     : "=r"(d[j][0]), "=r"(d[j][1]), "=r"(d[j][2]), "=r"(d[j][3]) : "r"(a + 1024 * uint32_t(j % 4)) : "memory");
     const long long t1 = clk();
     uint32_t s = 0;
 #pragma unroll
@@ -266,10 +257,11 @@ __global__ void mio_depth(long long* out, uint32_t* sink) {
     sink[threadIdx.x] = s;
 }
 
-template <int N, bool Ldsm>
-double mio_depth_cycles(Ctx& c) {
+// The slowest warp's issue time, one warp per sub-partition.
+template <int N>
+double ldmatrix_issue_cycles(Ctx& c) {
     return median_runs(5, [&] {
-        mio_depth<N, Ldsm><<<1, 128>>>(c.d_out, c.d_sink);
+        ldmatrix_issue<N><<<1, 128>>>(c.d_out, c.d_sink);
         CK_LAUNCH();
         auto v = c.fetch(4);
         double worst = 0;
@@ -415,20 +407,21 @@ void run_mio_depth(Ctx& c) {
                                    "to after the last issues (slowest warp)", n, ldsm ? "ldmatrix.x4, rows 128 bytes apart" : "ld.shared.u32, lanes 32 words apart");
         c.add(name, t, "cycles", m, 0, 1e5);
     };
-    add(8, true, mio_depth_cycles<8, true>(c));
-    add(12, true, mio_depth_cycles<12, true>(c));
-    add(14, true, mio_depth_cycles<14, true>(c));
-    add(15, true, mio_depth_cycles<15, true>(c));
-    add(16, true, mio_depth_cycles<16, true>(c));
-    add(17, true, mio_depth_cycles<17, true>(c));
-    add(20, true, mio_depth_cycles<20, true>(c));
-    add(24, true, mio_depth_cycles<24, true>(c));
-    add(12, false, mio_depth_cycles<12, false>(c));
-    add(14, false, mio_depth_cycles<14, false>(c));
-    add(15, false, mio_depth_cycles<15, false>(c));
-    add(16, false, mio_depth_cycles<16, false>(c));
-    add(17, false, mio_depth_cycles<17, false>(c));
-    add(20, false, mio_depth_cycles<20, false>(c));
+    add(8, true, ldmatrix_issue_cycles<8>(c));
+    add(12, true, ldmatrix_issue_cycles<12>(c));
+    add(14, true, ldmatrix_issue_cycles<14>(c));
+    add(15, true, ldmatrix_issue_cycles<15>(c));
+    add(16, true, ldmatrix_issue_cycles<16>(c));
+    add(17, true, ldmatrix_issue_cycles<17>(c));
+    add(20, true, ldmatrix_issue_cycles<20>(c));
+    add(24, true, ldmatrix_issue_cycles<24>(c));
+    // mio_issue's ld.shared at the same depths, one warp per sub-partition.
+    add(12, false, mio_issue_cycles<12>(c, 1));
+    add(14, false, mio_issue_cycles<14>(c, 1));
+    add(15, false, mio_issue_cycles<15>(c, 1));
+    add(16, false, mio_issue_cycles<16>(c, 1));
+    add(17, false, mio_issue_cycles<17>(c, 1));
+    add(20, false, mio_issue_cycles<20>(c, 1));
 }
 
 } // namespace cal

@@ -30,6 +30,23 @@ nlohmann::json read_json(const std::filesystem::path& p) {
     return nlohmann::json::parse(in);
 }
 
+// A calibration run's figures (results/*.json): name -> value.
+std::map<std::string, double> figures_of(const std::filesystem::path& p) {
+    const nlohmann::json run = read_json(p);
+    std::map<std::string, double> f;
+    for (const auto& x : run["figures"]) f[x["name"].get<std::string>()] = x["value"].get<double>();
+    return f;
+}
+
+// A README as one line, its line breaks as spaces: a figure the text wraps is found whole.
+std::string one_line(const std::filesystem::path& p) {
+    std::ifstream in(p);
+    REQUIRE(in.good());
+    std::string text{std::istreambuf_iterator<char>(in), {}};
+    std::replace(text.begin(), text.end(), '\n', ' ');
+    return text;
+}
+
 // Each thread copies 16 bytes: a load, then a store that waits for it.
 __global__ void copy_kernel(const uint32_t* in, uint32_t* out) {
     const uint32_t t = uint32_t(blockIdx.x * blockDim.x + threadIdx.x);
@@ -627,27 +644,30 @@ TEST_CASE("cost model: sim/arch/README.md's figures for whose shared-memory queu
     // The measurement the per-warp queue rests on: nothing queued ahead and 32 ahead issue alike.
     CHECK(hi - lo <= 5);
     CHECK(behind.at(32) - behind.at(0) <= 5);
-    std::ifstream r(project_root() / "sim/arch/README.md");
-    std::string readme{std::istreambuf_iterator<char>(r), {}};
-    std::replace(readme.begin(), readme.end(), '\n', ' ');
-    CHECK_THAT(readme, Catch::Contains("issues in " + std::to_string(lo) + "-" + std::to_string(hi)));
+    CHECK_THAT(one_line(project_root() / "sim/arch/README.md"), Catch::Contains("issues in " + std::to_string(lo) + "-" + std::to_string(hi)));
 }
 
 TEST_CASE("cost model: a later wave's block starts the measured turnaround after its place was left, as sim/arch/README.md says", "[sim][cost_model]") {
     // results/launch_overhead_h100.json (scripts/gpu/launch_overhead.sh, block_gaps).
-    const nlohmann::json run = read_json(project_root() / "results/launch_overhead_h100.json");
-    std::map<std::string, double> f;
-    for (const auto& x : run["figures"]) f[x["name"].get<std::string>()] = x["value"].get<double>();
+    const std::map<std::string, double> f = figures_of(project_root() / "results/launch_overhead_h100.json");
     REQUIRE(f.count("launch.block_turnaround_cycles_128_threads"));
     REQUIRE(f.count("launch.block_turnaround_cycles_512_threads"));
     const long t128 = std::lround(f.at("launch.block_turnaround_cycles_128_threads")), t512 = std::lround(f.at("launch.block_turnaround_cycles_512_threads"));
     // The model takes the 128-thread figure; the block's size hardly matters.
     CHECK(tklab::sim::CostModel::load("h100").launch_block_turnaround_cycles == t128);
     CHECK(std::abs(t512 - t128) <= 0.05 * double(t128));
-    std::ifstream in(project_root() / "sim/arch/README.md");
-    std::string readme{std::istreambuf_iterator<char>(in), {}};
-    for (char& c : readme) if (c == '\n') c = ' ';
     const std::string text = std::to_string(t128) + " cycles with 128 threads a block, " + std::to_string(t512) + " with 512";
     INFO("sim/arch/README.md should say: " << text);
-    CHECK(readme.find(text) != std::string::npos);
+    CHECK(one_line(project_root() / "sim/arch/README.md").find(text) != std::string::npos);
+}
+
+TEST_CASE("cost model: sim/arch/README.md's figures for ldmatrix and the warp's queue are the probe's", "[sim][cost_model]") {
+    // results/calibration_mio_depth_h100.json (calibrate --only mio_depth): issue times of back-to-back conflicted instructions.
+    const std::map<std::string, double> f = figures_of(project_root() / "results/calibration_mio_depth_h100.json");
+    const double ldsm24 = f.at("shared.issue_cycles_24x8way_ldmatrix_x4_1w_per_smsp"), ld12 = f.at("shared.issue_cycles_12x32way_1w_per_smsp");
+    CHECK(ldsm24 < 200);  // no wait at issue
+    CHECK(ld12 > 500);
+    const std::string text = "24 in " + std::to_string(std::lround(ldsm24)) + " cycles, where 12 such ld.shared take " + std::to_string(std::lround(ld12));
+    INFO("sim/arch/README.md should say: " << text);
+    CHECK(one_line(project_root() / "sim/arch/README.md").find(text) != std::string::npos);
 }

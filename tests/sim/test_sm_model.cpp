@@ -15,8 +15,6 @@
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
-#include <map>
-#include <nlohmann/json.hpp>
 #include <random>
 #include <string>
 #include <vector>
@@ -589,19 +587,6 @@ TEST_CASE("SM model: no queue of the warp's holds back ldmatrix: conflicted ones
         // The pipe still serves every wavefront: 32 an instruction.
         CHECK(st.wave_cycles >= uint64_t(n) * 32 * uint64_t(m.shared_cycles_per_wavefront));
     }
-    // The probe's figures, as sim/arch/README.md quotes them.
-    const nlohmann::json run = nlohmann::json::parse(std::ifstream(std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "results/calibration_mio_depth_h100.json"));
-    std::map<std::string, double> f;
-    for (const auto& x : run["figures"]) f[x["name"].get<std::string>()] = x["value"].get<double>();
-    const double ldsm24 = f.at("shared.issue_cycles_24x8way_ldmatrix_x4_1w_per_smsp"), ld12 = f.at("shared.issue_cycles_12x32way_1w_per_smsp");
-    CHECK(ldsm24 < 200);  // no wait at issue
-    CHECK(ld12 > 500);
-    std::ifstream in(std::filesystem::path(__FILE__).parent_path().parent_path().parent_path() / "sim/arch/README.md");
-    std::string readme{std::istreambuf_iterator<char>(in), {}};
-    for (char& c : readme) if (c == '\n') c = ' ';
-    const std::string text = "24 in " + std::to_string(std::lround(ldsm24)) + " cycles, where 12 such ld.shared take " + std::to_string(std::lround(ld12));
-    INFO("sim/arch/README.md should say: " << text);
-    CHECK(readme.find(text) != std::string::npos);
 }
 
 TEST_CASE("SM model: each warp has a shared-memory queue of its own: another warp's full one holds it back only through the pipe", "[sim][sm]") {
