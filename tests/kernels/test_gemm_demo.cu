@@ -55,3 +55,43 @@ TEST_CASE("swizzling makes the demo GEMM faster in simulated cycles", "[kernels]
     CHECK(swizzled < plain);
 }
 #endif
+
+#if defined(TK_SIM)
+#include <algorithm>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+TEST_CASE("demo GEMM: the address arithmetic sim/README.md quotes beside the H100's SASS is the simulator's", "[kernels][gemm]") {
+    // One block of the one-wave launch (K = 1024; every warp of that launch
+    // runs the same loop, so per warp the counts are the launch's).
+    run_demo<tk::swizzle::automatic>(64, 64, 1024, 16);
+    const auto& st = tklab::sim::last_run().stats;
+    const uint64_t warps = 4;
+    const long arithmetic = std::lround(double(st.overhead_instructions) / double(warps));
+    // results/sass_counts_h100.txt: "sass: gemm swizzled warps W instructions_per_warp I ...".
+    const std::filesystem::path root = std::filesystem::path(__FILE__).parent_path().parent_path().parent_path();
+    std::ifstream counts(root / "results/sass_counts_h100.txt");
+    REQUIRE(counts.good());
+    double gpu_per_warp = 0;
+    for (std::string line; std::getline(counts, line);)
+        if (line.rfind("sass: gemm swizzled ", 0) == 0) {
+            std::istringstream in(line);
+            std::string word;
+            while (in >> word)
+                if (word == "instructions_per_warp") in >> gpu_per_warp;
+        }
+    REQUIRE(gpu_per_warp > 0);
+    // What the H100 runs beyond the instructions the simulator models.
+    const long beyond = std::lround(gpu_per_warp - double(st.warp_instructions) / double(warps));
+    std::ifstream r(root / "sim/README.md");
+    std::string readme{std::istreambuf_iterator<char>(r), {}};
+    std::replace(readme.begin(), readme.end(), '\n', ' ');
+    size_t at;
+    while ((at = readme.find("  ")) != std::string::npos) readme.erase(at, 1);
+    const std::string text = "at one wave is " + std::to_string(arithmetic) + " instructions a warp where the H100 runs " + std::to_string(beyond);
+    INFO("sim/README.md should say: " << text);
+    CHECK(readme.find(text) != std::string::npos);
+}
+#endif

@@ -38,12 +38,15 @@ std::map<std::string, double> figures_of(const std::filesystem::path& p) {
     return f;
 }
 
-// A README as one line, its line breaks as spaces: a figure the text wraps is found whole.
+// A README as one line, its line breaks and indents as one space: a figure the text wraps is found whole.
 std::string one_line(const std::filesystem::path& p) {
     std::ifstream in(p);
     REQUIRE(in.good());
-    std::string text{std::istreambuf_iterator<char>(in), {}};
-    std::replace(text.begin(), text.end(), '\n', ' ');
+    std::string text;
+    for (char c; in.get(c);) {
+        if (c == '\n') c = ' ';
+        if (c != ' ' || text.empty() || text.back() != ' ') text += c;
+    }
     return text;
 }
 
@@ -670,4 +673,22 @@ TEST_CASE("cost model: sim/arch/README.md's figures for ldmatrix and the warp's 
     const std::string text = "24 in " + std::to_string(std::lround(ldsm24)) + " cycles, where 12 such ld.shared take " + std::to_string(std::lround(ld12));
     INFO("sim/arch/README.md should say: " << text);
     CHECK(one_line(project_root() / "sim/arch/README.md").find(text) != std::string::npos);
+}
+
+TEST_CASE("cost model: the READMEs' SASS counts around tile ops are the calibration's, and the figures solved from them the model's", "[sim][cost_model]") {
+    // results/calibration_overhead_h100.json (bench/calibrate/overhead_probes.h): SASS per call of each probe.
+    const std::map<std::string, double> f = figures_of(project_root() / "results/calibration_overhead_h100.json");
+    auto sass = [&](const std::string& probe) { return std::to_string(std::lround(f.at("overhead." + probe + "_sass_per_call"))); };
+    const std::string arch = one_line(project_root() / "sim/arch/README.md"), sim = one_line(project_root() / "sim/README.md");
+    CHECK_THAT(arch, Catch::Contains("per call and warp: " + sass("cp_async_one_warp") + " instructions for a `group<1>::load_async`"));
+    CHECK_THAT(arch, Catch::Contains(sass("cp_async") + " for `group<4>`'s"));
+    CHECK_THAT(arch, Catch::Contains(sass("st_global_large") + " for a 32x64 float register-tile store"));
+    CHECK_THAT(arch, Catch::Contains(sass("ldmatrix_mma") + " for two ldmatrix loads"));
+    CHECK_THAT(arch, Catch::Contains("take " + sass("cp_async_loop_one_warp") + " and " + sass("cp_async_loop") + " instructions a call"));
+    // The loop figures as solved, and the jumping ones beside them.
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    auto g = [](double v) { char b[16]; std::snprintf(b, sizeof b, "%g", v); return std::string(b); };
+    CHECK_THAT(arch, Catch::Contains(g(m.ov_cp_async_loop.per_instruction) + " around each cp.async and " + g(m.ov_cp_async_loop.per_call) + " per call"));
+    CHECK_THAT(sim, Catch::Contains("(" + g(m.ov_cp_async_loop.per_call) + " a call and " + g(m.ov_cp_async_loop.per_instruction) + " a `cp.async`, against " +
+                                    g(m.ov_cp_async.per_call) + " and " + g(m.ov_cp_async.per_instruction) + " when"));
 }
