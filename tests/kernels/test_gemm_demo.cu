@@ -57,11 +57,12 @@ TEST_CASE("swizzling makes the demo GEMM faster in simulated cycles", "[kernels]
 #endif
 
 #if defined(TK_SIM)
-#include <algorithm>
 #include <filesystem>
 #include <fstream>
 #include <sstream>
 #include <string>
+
+#include "support/registers_table.h"
 
 TEST_CASE("demo GEMM: the address arithmetic sim/README.md quotes beside the H100's SASS is the simulator's", "[kernels][gemm]") {
     // One block of the one-wave launch (K = 1024; every warp of that launch
@@ -85,11 +86,7 @@ TEST_CASE("demo GEMM: the address arithmetic sim/README.md quotes beside the H10
     REQUIRE(gpu_per_warp > 0);
     // What the H100 runs beyond the instructions the simulator models.
     const long beyond = std::lround(gpu_per_warp - double(st.warp_instructions) / double(warps));
-    std::ifstream r(root / "sim/README.md");
-    std::string readme{std::istreambuf_iterator<char>(r), {}};
-    std::replace(readme.begin(), readme.end(), '\n', ' ');
-    size_t at;
-    while ((at = readme.find("  ")) != std::string::npos) readme.erase(at, 1);
+    const std::string readme = registers_table::one_line(root / "sim/README.md");
     const std::string text = "at one wave is " + std::to_string(arithmetic) + " instructions a warp where the H100 runs " + std::to_string(beyond);
     INFO("sim/README.md should say: " << text);
     CHECK(readme.find(text) != std::string::npos);

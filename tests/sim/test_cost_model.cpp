@@ -17,8 +17,11 @@
 
 #include "sim/cost_model.h"
 #include "sim/simulator.h"
+#include "support/registers_table.h"
 #include "support/l1_model.h"
 #include "tk/tk.h"
+
+using registers_table::one_line;  // a README as one line, wraps and indents as one space
 
 namespace {
 
@@ -36,18 +39,6 @@ std::map<std::string, double> figures_of(const std::filesystem::path& p) {
     std::map<std::string, double> f;
     for (const auto& x : run["figures"]) f[x["name"].get<std::string>()] = x["value"].get<double>();
     return f;
-}
-
-// A README as one line, its line breaks and indents as one space: a figure the text wraps is found whole.
-std::string one_line(const std::filesystem::path& p) {
-    std::ifstream in(p);
-    REQUIRE(in.good());
-    std::string text;
-    for (char c; in.get(c);) {
-        if (c == '\n') c = ' ';
-        if (c != ' ' || text.empty() || text.back() != ' ') text += c;
-    }
-    return text;
 }
 
 // Each thread copies 16 bytes: a load, then a store that waits for it.
