@@ -105,6 +105,8 @@ struct LaneOp {
     uint32_t data[4] = {};        // values in (stores, shfl) and out (loads); atom/red: data[0] the operand
                                   //   (cas: the compare value), data[1] cas's new value; atom: data[0] out, the old value
     const void* in[3] = {};       // mma: a, b, c fragments; wgmma: in[0] = A registers (4 x b32)
+    const void* reg_tile[2] = {}; // from a tile op, the register sub-tiles (first lane's) an ldmatrix fills
+                                  //   ([0]) or an mma reads (A, B): the mma waits for its own operands only
     void* out = nullptr;          // mma: d fragment; wgmma: N/2 floats
     uint64_t desc[2] = {};        // wgmma: matrix descriptors of A (unless in registers) and B
     int32_t coord[5] = {};        // tma_load / tma_store: box origin in elements, innermost first

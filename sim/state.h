@@ -99,6 +99,15 @@ struct Warp {
     uint32_t live = 0;    // lanes that have not exited
     uint64_t clock = 0;
     uint64_t load_ready = 0;  // when outstanding loads have landed
+    // The ldmatrix loads of tile ops still landing, by the register sub-tile
+    // (its first lane's) each fills, and the other loads into registers: an
+    // mma that names its operands' sub-tiles waits for theirs only, as the
+    // GPU's scoreboards wait per register (ptxas starts the mma on the first
+    // fragments while later ones load; Executor::operands_ready).
+    struct LoadedTile { const void* tile = nullptr; int lane = 0; uint64_t ready = 0; Stall why = Stall::none; };
+    std::vector<LoadedTile> loaded_tiles;
+    uint64_t other_loads_ready = 0;
+    Stall other_loads_stall = Stall::none;
     // When its last shared-memory instructions enter the pipe (a ring of
     // the cost model's mio_queue_high; mio_next is the oldest).
     uint64_t mio_start[kMaxMioQueue] = {};

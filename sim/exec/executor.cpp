@@ -64,13 +64,16 @@ void Executor::run() {
         // the wait charged now. The SM model runs warps in clock order, so
         // an instruction must take shared resources at its own issue cycle,
         // after those of other warps that issue before it.
-        if (reads_loaded && w_.load_ready > t_) {
-            charge_stall(trace(), w_, ev_, w_.load_stall, w_.load_ready - t_);
-            w_.yielded = true;
-            w_.yield_event = ev_;
-            w_.yield_begun = begun_;
-            w_.clock = w_.load_ready;
-            return;
+        if (reads_loaded) {
+            const auto [ready, why] = operands_ready();
+            if (ready > t_) {
+                charge_stall(trace(), w_, ev_, why, ready - t_);
+                w_.yielded = true;
+                w_.yield_event = ev_;
+                w_.yield_begun = begun_;
+                w_.clock = ready;
+                return;
+            }
         }
     } else {
         ev_ = w_.yield_event;
@@ -80,7 +83,8 @@ void Executor::run() {
         w_.yielded = false;
     }
     if (reads_loaded) {
-        wait_until(w_.load_ready, w_.load_stall);
+        const auto [ready, why] = operands_ready();
+        wait_until(ready, why);
         w_.loaded_regs = 0;  // what was loaded is in use now
     }
     // Loads no instruction read before a block barrier were read by plain

@@ -8,10 +8,12 @@
 // registers, says what it costs on the warp's clock and the SM's pipes, and
 // reaches the bug finders and the trace only through the block's Hooks.
 #pragma once
+#include <algorithm>
 #include <bit>
 #include <cstdint>
 #include <functional>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "sim/banks.h"
@@ -103,10 +105,33 @@ private:
     // Registers a load fills (`regs` per lane) are ready at `ready`: the next
     // instruction that reads them waits. Until then they hold registers of
     // their own, tile or not (the register estimate counts the most at once).
-    void note_load(uint64_t ready, Stall why, uint32_t regs) {
+    // `reg_tile`: the register sub-tile a tile op's ldmatrix fills (Warp::loaded_tiles).
+    void note_load(uint64_t ready, Stall why, uint32_t regs, const void* reg_tile = nullptr) {
         if (ready > w_.load_ready) { w_.load_ready = ready; w_.load_stall = why; }
+        if (reg_tile) {
+            auto& tiles = w_.loaded_tiles;
+            std::erase_if(tiles, [&](const Warp::LoadedTile& e) { return e.ready <= t_; });  // landed: nothing waits for them
+            auto same = std::find_if(tiles.begin(), tiles.end(), [&](const Warp::LoadedTile& e) { return e.tile == reg_tile && e.lane == first_; });
+            if (same == tiles.end()) tiles.push_back({reg_tile, first_, ready, why});
+            else if (ready > same->ready) { same->ready = ready; same->why = why; }
+        } else if (ready > w_.other_loads_ready) {
+            w_.other_loads_ready = ready;
+            w_.other_loads_stall = why;
+        }
         w_.loaded_regs += regs;
         if (w_.loaded_regs > w_.peak_loaded_regs) w_.peak_loaded_regs = w_.loaded_regs;
+    }
+    // When the registers the instruction reads have landed, and the stall
+    // until then: an mma naming its operands' register sub-tiles waits for
+    // the loads into those and for loads no sub-tile names; any other reader
+    // for every load in flight.
+    std::pair<uint64_t, Stall> operands_ready() const {
+        const LaneOp& o = *op0_;
+        if (o.op != Op::mma || !o.reg_tile[0] || !o.reg_tile[1]) return {w_.load_ready, w_.load_stall};
+        std::pair<uint64_t, Stall> r{w_.other_loads_ready, w_.other_loads_stall};
+        for (const Warp::LoadedTile& e : w_.loaded_tiles)  // another first lane: its sub-tiles are not comparable
+            if ((e.tile == o.reg_tile[0] || e.tile == o.reg_tile[1] || e.lane != first_) && e.ready > r.first) r = {e.ready, e.why};
+        return r;
     }
     // A global-memory instruction's site (kernel line and op): a new tile op
     // call there (outside one, each instruction is a call of its own) is

@@ -76,7 +76,7 @@ void Executor::matrix_access(Op op) {
             }
         }
     }
-    if (load) note_load(end + cost_.ldmatrix_latency, Stall::short_scoreboard, uint32_t(op0_->matrices));
+    if (load) note_load(end + cost_.ldmatrix_latency, Stall::short_scoreboard, uint32_t(op0_->matrices), op0_->reg_tile[0]);
     w_.clock = t_ + cost_.issue_cycles;
     record_smem(ba, addr);
 }

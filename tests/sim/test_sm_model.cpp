@@ -339,6 +339,48 @@ TEST_CASE("SM model: an mma adding into an earlier one's result waits its latenc
 
 namespace {
 
+// One warp loads B, then `tiles` A tiles, from one shared tile (ldmatrix: the
+// same addresses every call, so no address arithmetic; one issues a cycle
+// and holds the pipe for its 4 wavefronts), then multiplies A tile `read` by B.
+__global__ void operand_wait_kernel(int tiles, int read, float* out) {
+    tk::shared_allocator al;
+    auto& s = al.allocate<tk::st_bf<16, 16>>();
+    tk::rt_fl<16, 16> acc;
+    tk::zero(acc);
+    tk::rt_bf<16, 16, tk::col_l> b;
+    tk::load(b, s);
+    tk::rt_bf<16, 16> a[16];
+    for (int i = 0; i < tiles; ++i) tk::load(a[i], s);
+    tk::mma_AB(acc, a[read], b, acc);
+    out[threadIdx.x] = acc.tiles[0][0].data[0].x;
+}
+
+} // namespace
+
+TEST_CASE("SM model: an mma waits for the loads of its own operands, not for every load in flight", "[sim][sm]") {
+    TK_TEST_WITHOUT_MEMORY_CHECKS;  // the loads read shared memory nothing wrote: only their timing matters
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(23);
+    tk::device_buffer<float> out(32, "out");
+    auto operand_wait = [&](int tiles, int read) {
+        tk::launch("operand_wait", operand_wait_kernel, dim3(1), dim3(32), 1024, tiles, read, out.data());
+        return tklab::sim::last_run().stats.stall_cycles[size_t(Stall::short_scoreboard)];
+    };
+    for (int trial = 0; trial < 3; ++trial) {
+        const int tiles = 8 + int(rng() % 9);
+        INFO(tiles << " A tiles");
+        // The pipe serves the loads in turn, 4 wavefronts each: the last A tile
+        // lands 4 (tiles - 1) wavefronts after the first, and only an mma
+        // reading it waits that much longer (the H100's scoreboards are per
+        // register: ptxas starts the mma on the first fragments).
+        const uint64_t first = operand_wait(tiles, 0), last = operand_wait(tiles, tiles - 1);
+        CHECK(first > 0);
+        CHECK(double(last - first) == Approx(4.0 * (tiles - 1) * m.shared_cycles_per_wavefront).margin(2.0));
+    }
+}
+
+namespace {
+
 // Warp 0 loads a word a lane from global memory, then doubles a tile of its
 // own (the add waits for the load: the simulator counts any outstanding load
 // as read); warp 4, on the same sub-partition, first passes a word along

@@ -7,12 +7,14 @@
 namespace tk::arch {
 
 // `tile`: the shared tile's base address when a tile op loads from one (the
-// simulator's model of nvcc's address arithmetic; the GPU ignores it).
+// simulator's model of nvcc's address arithmetic); `reg_tile`: the register
+// sub-tile the loaded words go to (an mma that reads it waits for them, one
+// that does not, not). The GPU ignores both.
 template <int N, bool Trans = false>
-TK_DEVICE void ldmatrix(uint32_t (&r)[N], uint32_t addr, TK_LOC, uint32_t tile = ~0u) {
+TK_DEVICE void ldmatrix(uint32_t (&r)[N], uint32_t addr, TK_LOC, uint32_t tile = ~0u, const void* reg_tile = nullptr) {
     static_assert(N == 1 || N == 2 || N == 4, "ldmatrix loads 1, 2 or 4 matrices (.x1/.x2/.x4)");
 #if defined(TK_GPU)
-    (void)tile;
+    (void)tile; (void)reg_tile;
     if constexpr (N == 1) {
         if constexpr (Trans) asm volatile("ldmatrix.sync.aligned.m8n8.x1.trans.shared.b16 {%0}, [%1];" : "=r"(r[0]) : "r"(addr));
         else asm volatile("ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%0}, [%1];" : "=r"(r[0]) : "r"(addr));
@@ -25,7 +27,7 @@ TK_DEVICE void ldmatrix(uint32_t (&r)[N], uint32_t addr, TK_LOC, uint32_t tile =
     }
 #else
     tklab::sim::LaneOp op{tklab::sim::Op::ldmatrix};
-    op.matrices = N; op.transpose = Trans; op.addr = addr; op.tile = tile; op.file = loc.file; op.line = loc.line;
+    op.matrices = N; op.transpose = Trans; op.addr = addr; op.tile = tile; op.reg_tile[0] = reg_tile; op.file = loc.file; op.line = loc.line;
     tklab::sim::issue(op);
     for (int i = 0; i < N; ++i) r[i] = op.data[i];
 #endif

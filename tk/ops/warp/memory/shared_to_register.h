@@ -27,7 +27,7 @@ TK_DEVICE void load(RT& dst, const ST& src, TK_LOC) {
             if constexpr (std::is_same_v<T, M> && sizeof(T) == 2) {
                 const int r = 16 * i + lane % 8 + 8 * ((lane / 8) % 2), c = 16 * j + 8 * (lane / 16);
                 uint32_t regs[4];
-                arch::ldmatrix<4, !RT::layout::is_row>(regs, base + src.offset(r, c), loc, base);
+                arch::ldmatrix<4, !RT::layout::is_row>(regs, base + src.offset(r, c), loc, base, &t);
                 TK_UNROLL
                 for (int k = 0; k < 4; ++k) t.data[k] = unpack_bits<typename RT::T2>(regs[k]);
             } else if constexpr (RT::layout::is_row) {

@@ -69,7 +69,7 @@ TK_DEVICE void mma_tiles(D& d, const A& a, const B& b, const C& c, const src_loc
                         uint32_t br[2];
                         if constexpr (!BTrans) { br[0] = pack_bits(bt.data[2 * h]); br[1] = pack_bits(bt.data[2 * h + 1]); }
                         else { br[0] = pack_bits(bt.data[h]); br[1] = pack_bits(bt.data[h + 2]); }
-                        arch::mma_m16n8k16<std::is_same_v<T, half>>(acc[m][n][h], ar, br, acc[m][n][h], loc);
+                        arch::mma_m16n8k16<std::is_same_v<T, half>>(acc[m][n][h], ar, br, acc[m][n][h], loc, &at, &bt);
                     }
         TK_UNROLL
         for (int m = 0; m < MT; ++m)
