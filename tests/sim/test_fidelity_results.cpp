@@ -163,7 +163,7 @@ TEST_CASE("fidelity results: sim/README.md's figures for issuing in clock order 
     CHECK_THAT(readme, Catch::Contains("layernorm at many waves showed " + sim + " of its warp time `not_selected` where the H200 samples " + gpu));
 }
 
-TEST_CASE("fidelity results: sim/README.md's LDSM placements are ptxas's, and the stall shares beside them the H200 report's", "[sim][results]") {
+TEST_CASE("fidelity results: sim/README.md's LDSM placements are ptxas's, and the stall shares beside them the H100 report's", "[sim][results]") {
     const std::string readme = one_line(kRoot / "sim" / "README.md");
     // results/ldsm_lead_sm90a.txt: "_ZN8lesson058solution6kernel...  16  16  0.0  0.6" (its mean last).
     auto mean_lead = [](const std::string& kernel) {
@@ -175,10 +175,10 @@ TEST_CASE("fidelity results: sim/README.md's LDSM placements are ptxas's, and th
         return std::string();
     };
     const std::string l5 = mean_lead("_ZN8lesson058solution6kernel"), l9 = mean_lead("_ZN8lesson098solution6kernel");
-    const auto s5 = stall_shares("fidelity_timing_h200.txt", "lesson05", "solution", "one", "short_scoreboard");
-    const auto s9 = stall_shares("fidelity_timing_h200.txt", "lesson09", "solution", "one", "short_scoreboard");
+    const auto s5 = stall_shares("fidelity_timing_h100.txt", "lesson05", "solution", "one", "short_scoreboard");
+    const auto s9 = stall_shares("fidelity_timing_h100.txt", "lesson09", "solution", "one", "short_scoreboard");
     CHECK_THAT(readme, Catch::Contains("a mean of " + l5 + " in lesson 5's solution and " + l9 + " in lesson 9's"));
-    CHECK_THAT(readme, Catch::Contains("`short_scoreboard` " + s5.second + " and " + s9.second + " of the time in them"));
+    CHECK_THAT(readme, Catch::Contains("`short_scoreboard` " + s5.second + " and " + s9.second + " of the time in them (results/fidelity_timing_h100.txt)"));
 }
 
 TEST_CASE("fidelity results: sim/arch/README.md's lg_throttle shares for lesson 6 are the H200 report's", "[sim][results]") {
