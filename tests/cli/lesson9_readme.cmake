@@ -1,6 +1,7 @@
 # Lesson 9's README quotes the simulator's Regions lines for the solution as
 # `tklab run lesson09 --variant solution` prints them, and the main loop's
-# cycles in the text beneath ("The simulator's main loop takes N cycles").
+# cycles in the text beneath ("The simulator's main loop takes N cycles"), and
+# the prologue's and store's ("address arithmetic, P and S cycles;").
 # Run without the compiler's figures, as every reader without nvcc sees it.
 file(READ ${README} readme)
 execute_process(COMMAND ${CMAKE_COMMAND} -E env TKLAB_COMPILER_FIGURES= ${TOOL} run lesson09 --variant solution --color never
@@ -17,6 +18,9 @@ foreach(line IN LISTS lines)
       message(FATAL_ERROR "lessons/09_gpu_profiling/README.md should quote the run's line:\n    ${line}")
     endif()
     math(EXPR quoted "${quoted} + 1")
+    if(line MATCHES "(prologue|store) +16 times +mean ([0-9]+) cycles")
+      set(${CMAKE_MATCH_1}_cycles ${CMAKE_MATCH_2})
+    endif()
     if(line MATCHES "main loop +16 times +mean ([0-9]+) cycles")
       string(REPLACE "\n" " " flat "${readme}")
       string(FIND "${flat}" "main loop takes ${CMAKE_MATCH_1} cycles" found)
@@ -28,4 +32,11 @@ foreach(line IN LISTS lines)
 endforeach()
 if(NOT quoted EQUAL 3)
   message(FATAL_ERROR "expected 3 Regions lines in the run's report, found ${quoted}")
+endif()
+# "Short phases are where a model is weakest": the simulator's prologue and store cycles.
+string(REPLACE "\n" " " flat "${readme}")
+string(REGEX REPLACE "  +" " " flat "${flat}")
+string(FIND "${flat}" "address arithmetic, ${prologue_cycles} and ${store_cycles} cycles;" found)
+if(found EQUAL -1)
+  message(FATAL_ERROR "lessons/09_gpu_profiling/README.md should say \"address arithmetic, ${prologue_cycles} and ${store_cycles} cycles;\" (the run's prologue and store)")
 endif()
