@@ -222,3 +222,51 @@ TEST_CASE("fidelity results: lesson 9's README quotes the H100 report's time in 
     CHECK_THAT(readme, Catch::Contains("results/fidelity_timing_h100.txt has " + gpu_one + " at one wave (the simulator " + sim_one + ","));
     CHECK_THAT(readme, Catch::Contains("and " + gpu_many + " at many waves"));
 }
+
+TEST_CASE("fidelity results: the READMEs' instruction-gap ratios are results/instruction_gap_h100.txt's", "[sim][results]") {
+    // Its rows: "program variant GPU sim ratio +overhead ratio local" ("lesson09 solution 1604 506 3.2x 1440 1.1x 0").
+    struct Gap { double plain, with_overhead; };
+    std::vector<std::pair<std::string, Gap>> rows;
+    for (const std::string& line : lines_of(kRoot / "results" / "instruction_gap_h100.txt")) {
+        const std::vector<std::string> w = words(line);
+        if (w.size() == 8 && !w[4].empty() && w[4].back() == 'x' && w[0] != "program")
+            rows.push_back({w[0] + " " + w[1], {std::stod(w[4]), std::stod(w[6])}});
+    }
+    REQUIRE(rows.size() >= 20);
+    auto gap = [&](const std::string& launch) {
+        for (const auto& [name, g] : rows)
+            if (name == launch) return g;
+        FAIL("results/instruction_gap_h100.txt has no row for " << launch);
+        return Gap{};
+    };
+    // The range of the ratio with overhead over a group of launches, "%.*f-%.*f".
+    auto range = [&](const std::vector<std::string>& launches, int digits) {
+        double lo = 1e9, hi = 0;
+        for (const std::string& l : launches) {
+            lo = std::min(lo, gap(l).with_overhead);
+            hi = std::max(hi, gap(l).with_overhead);
+        }
+        char s[32];
+        std::snprintf(s, sizeof s, "%.*f-%.*f", digits, lo, digits, hi);
+        return std::string(s);
+    };
+    const std::string sim = one_line(kRoot / "sim" / "README.md");
+    const std::string mma = range({"gemm swizzled", "gemm unswizzled", "lesson04_gemm solution", "lesson04_gemm unswizzled", "lesson01 solution",
+                                   "lesson03 solution", "lesson05 solution", "lesson06 tile16", "lesson06 tile32", "lesson06 tile64",
+                                   "lesson07 solution", "lesson07 one_stage", "lesson09 solution", "rotary default"},
+                                  1);
+    CHECK_THAT(sim, Catch::Contains("the GPU runs " + mma + " times the simulator's count for the `mma.sync` GEMMs, lessons 1, 3, 5-7 and 9 and rotary"));
+    const std::string elementwise = range({"layernorm default", "lesson02 solution", "lesson08 solution", "lesson10 solution", "lesson10 one_stage"}, 1);
+    CHECK_THAT(sim, Catch::Contains("and lesson 10 it runs " + elementwise + " times"));
+    const std::string charged = range({"gemm_hopper cluster", "gemm_hopper bulk_store", "gemm_hopper direct_store", "attention noncausal",
+                                       "attention causal", "lesson04 solution", "lesson04 unpadded"},
+                                      0);
+    CHECK_THAT(sim, Catch::Contains("lesson 4's transpose " + charged + " times"));
+    // Lesson 9: "about 3 times as many instructions ... runs 1.1 times that count".
+    char plain[16], with[16];
+    std::snprintf(plain, sizeof plain, "%.0f", gap("lesson09 solution").plain);
+    std::snprintf(with, sizeof with, "%.1f", gap("lesson09 solution").with_overhead);
+    const std::string l9 = one_line(kRoot / "lessons" / "09_gpu_profiling" / "README.md");
+    CHECK_THAT(l9, Catch::Contains(std::string("The GPU runs about ") + plain + " times as many instructions per warp"));
+    CHECK_THAT(l9, Catch::Contains(std::string("runs ") + with + " times that count (results/instruction_gap_h100.txt)"));
+}
