@@ -287,7 +287,6 @@ void share_bandwidth(MemoryPath& m, const CostModel& cost, uint64_t busy) {
     m.l2_write = cost.l2_write_bytes_per_cycle_per_sm * k;
     m.dram_read = cost.dram_bytes_per_cycle_per_sm * k;
     m.dram_write = cost.dram_write_bytes_per_cycle_per_sm * k;
-    m.busy = int(std::max<uint64_t>(busy, 1));
 }
 
 // What of the SM's L1 and shared memory L1 keeps: the driver gives shared

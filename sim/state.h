@@ -220,7 +220,6 @@ struct MemoryPath {
     // Its share of the levels' bandwidth, by how many SMs the launch keeps
     // busy: reads and writes take turns at it, each at its own rate.
     double l2_read = 1, l2_write = 1, dram_read = 1, dram_write = 1;
-    int busy = 1;  // how many SMs the launch keeps busy, whose shares those are
 };
 
 struct BarrierState {
@@ -347,7 +346,6 @@ struct SmPipes {
     // Global memory traffic (MemoryPath): the SM's read and write paths, and
     // its shares of L2's and DRAM's bandwidth, each free from this cycle on.
     double read_port_free = 0, write_port_free = 0, l2_free = 0, dram_free = 0;
-    double l2_used = 0, dram_used = 0;  // cycles of its fair shares of them its traffic has taken so far
     double lsu_free = 0;        // the load/store unit, which takes every ld.global in turn
     double lsu_store_free = 0;  // and every st.global, at their own rate beside the loads
     // The global instructions in the unit's queue, in the order they came:
@@ -367,7 +365,7 @@ struct Block {
     size_t smem_bytes = 0;
     SmPipes* sm = nullptr;  // the SM's pipes, shared with the blocks resident beside it
     int warp_base = 0;      // its first warp's slot on the SM: warp w is on sub-partition (warp_base + w) % 4
-    bool first_wave = false;  // one of the launch's first blocks on its SM, started with every other SM's (Executor::take_share)
+    bool first_wave = false;  // one of the launch's first blocks on its SM, started with every other SM's (dealt a dispatch round apart)
     BarrierState bars[16];
     // Each barrier's last released round: who arrived, where, and its count
     // (a count smaller than the warps that use it shows as a second round of

@@ -185,8 +185,8 @@ private:
     uint64_t load_arrives(uint64_t from, uint64_t bytes, int latency, bool from_dram) {
         const MemoryPath& m = b_.memory;
         double through = take(b_.sm->read_port_free, from, bytes, from_dram ? m.dram_read_port : m.read_port);
-        through = std::max(through, take_share(b_.sm->l2_free, b_.sm->l2_used, from, bytes, m.l2_read));
-        if (from_dram) through = std::max(through, take_share(b_.sm->dram_free, b_.sm->dram_used, from, bytes, m.dram_read));
+        through = std::max(through, take(b_.sm->l2_free, from, bytes, m.l2_read));
+        if (from_dram) through = std::max(through, take(b_.sm->dram_free, from, bytes, m.dram_read));
         return uint64_t(through + 0.5) + uint64_t(latency);
     }
     // A store of `bytes` issued at `from` leaves through the SM's write path
@@ -199,31 +199,11 @@ private:
     uint64_t store_leaves(uint64_t from, uint64_t bytes) {
         const MemoryPath& m = b_.memory;
         const double left = take(b_.sm->write_port_free, from, bytes, m.write_port);
-        const double through = std::max(left, take_share(b_.sm->l2_free, b_.sm->l2_used, from, bytes, m.l2_write));
-        if (m.dram_writes) take_share(b_.sm->dram_free, b_.sm->dram_used, from, bytes, m.dram_write);
+        const double through = std::max(left, take(b_.sm->l2_free, from, bytes, m.l2_write));
+        if (m.dram_writes) take(b_.sm->dram_free, from, bytes, m.dram_write);
         w_.stores_done = std::max(w_.stores_done, uint64_t(left + 0.5));
         w_.stores_acknowledged = std::max(w_.stores_acknowledged, uint64_t(through + 0.5) + uint64_t(cost_.global_latency));
         return uint64_t(left + 0.5);
-    }
-    // `bytes` through the SM's share of a level's bandwidth (L2's or DRAM's),
-    // `fair` bytes a cycle when every busy SM draws on it at once, and
-    // `used` the cycles of that share the SM's traffic has taken so far. The
-    // launch's first blocks start together on every SM and do the same work,
-    // so they load at the same moments: they get the fair share. Later blocks
-    // start as others leave, each at a moment of its own, so while one loads
-    // the other SMs draw only their average: as much as this SM has drawn
-    // since its stream began (sim/README.md, "Global memory"). It gets what
-    // that leaves of the level's bandwidth, and never less than the fair
-    // share; its own read path (a queue of its own) bounds it too.
-    double take_share(double& free, double& used, uint64_t from, uint64_t bytes, double fair) const {
-        double rate = fair;
-        if (!b_.first_wave) {
-            const double busy = double(b_.memory.busy);
-            const double draw = std::min(1.0, used / std::max(1.0, double(from)));
-            rate = fair * std::max(1.0, busy - draw * (busy - 1));
-        }
-        used += double(bytes) / fair;
-        return take(free, from, bytes, rate);
     }
     // `bytes` through a queue free from `free` at `rate` bytes a cycle, from
     // `from` on; returns when they are through. The simulator executes an SM's

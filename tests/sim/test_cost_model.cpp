@@ -252,7 +252,7 @@ TEST_CASE("memory model: buffers that fit in L2 are read at L2's latency, and ev
     }
 }
 
-TEST_CASE("memory model: the first wave's blocks load at the fair share, a later block at what the others' average draw leaves", "[sim][cost_model]") {
+TEST_CASE("memory model: blocks of every wave load at the fair share, a later one's burst too", "[sim][cost_model]") {
     const test_support::l1_model_as l1(false);  // L2's shares alone: the load/store unit's turn is L1's tests' (below)
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     std::mt19937 rng(43);
@@ -279,11 +279,11 @@ TEST_CASE("memory model: the first wave's blocks load at the fair share, a later
     // The first wave: every SM loads at once, each through its fair share of L2.
     CHECK(store_stall(0) == Approx(wait + 512.0 / m.l2_bytes_per_cycle_per_sm).margin(1.0));
     // The second: this SM drew a few hundred cycles of its share over the
-    // first block's tens of thousands, and the other SMs, on average, as
-    // little: nearly all of L2's bandwidth is there, and the SM's own read
-    // path (one SM alone's rate) is what bounds it.
-    CHECK(store_stall(size_t(m.sms)) == Approx(wait + 512.0 / m.l2_bytes_per_cycle_one_sm).margin(1.0));
-    CHECK(store_stall(size_t(m.sms)) < store_stall(0));
+    // first block's tens of thousands, but its burst still gets the fair
+    // share, not the idle L2's one-SM rate (against the H100 set, that made
+    // the many-wave launches faster than the GPU: sim/README.md, "Global memory").
+    CHECK(store_stall(size_t(m.sms)) == Approx(wait + 512.0 / m.l2_bytes_per_cycle_per_sm).margin(1.0));
+    CHECK(m.l2_bytes_per_cycle_one_sm > 2 * m.l2_bytes_per_cycle_per_sm);  // so the two models differ here
 }
 
 TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is bound by its bandwidth", "[sim][cost_model]") {
