@@ -124,6 +124,56 @@ double store_cycles_per_instruction(Ctx& c) {
     return (slowest(store_lines_burst<64, LINES, WORDS>) - slowest(store_lines_burst<48, LINES, WORDS>)) / 16 / 8;
 }
 
+// 8 warps (two per sub-partition) each issue N independent ld.global.ca.v4
+// whose lanes read 16 bytes side by side: 4 lines an instruction, L1 hits (as
+// the tile library's loads of a row), to compare with the 32-line bursts.
+template <int N>
+__global__ void __launch_bounds__(256, 1) load_4lines_burst(const uint32_t* buf, int zero, long long* out, uint32_t* sink) {
+    const int lane = threadIdx.x % 32, warp = threadIdx.x / 32;
+    // 64 rows of 512 bytes (32 KiB), read by every warp: an address of its own each load (ptxas merges
+    // loads of one address), all in L1 once the 8 warps have each read 8 rows.
+    const uint32_t* p = buf + lane * 4;
+    uint32_t x = 0;
+    for (int j = 0; j < 8; ++j) x ^= __ldca(p + (warp * 8 + j) * 128);
+    if (x == 0x9e3779b9u) sink[1] = x;
+    __syncthreads();
+    uint4 v[N];
+    const long long t0 = clk();
+    p += size_t(t0) * size_t(zero);
+#pragma unroll
+    for (int j = 0; j < N; ++j)
+        asm volatile("ld.global.ca.v4.u32 {%0, %1, %2, %3}, [%4];" : "=r"(v[j].x), "=r"(v[j].y), "=r"(v[j].z), "=r"(v[j].w) : "l"(p + j * 128) : "memory");
+    const long long t1 = clk();
+#pragma unroll
+    for (int j = 0; j < N; ++j) x += v[j].x ^ v[j].w;
+    if (lane == 0) out[warp] = t1 - t0;
+    if (x == 0x9e3779b9u) sink[0] = x;
+}
+
+template <int N>
+double load_4lines_issue_cycles(Ctx& c) {
+    return median_runs(5, [&] {
+        load_4lines_burst<N><<<1, 256>>>(reinterpret_cast<const uint32_t*>(c.d_small), 0, c.d_out, c.d_sink);
+        CK_LAUNCH();
+        const std::vector<long long> r = c.fetch(8);
+        return double(*std::max_element(r.begin(), r.end()));
+    });
+}
+
+// The slowest of 8 warps' (two per sub-partition) issue time of N stores of
+// LINES lines, WORDS words a lane: whether the queue's depth counts
+// instructions or lines (the bursts above write 32 lines an instruction; the
+// tile library's stores from registers write 8).
+template <int N, int LINES, int WORDS>
+double store_burst_issue_cycles(Ctx& c) {
+    return median_runs(5, [&] {
+        store_lines_burst<N, LINES, WORDS><<<1, 256>>>(reinterpret_cast<uint32_t*>(c.d_small), 0, c.d_out);
+        CK_LAUNCH();
+        const std::vector<long long> r = c.fetch(8);
+        return double(*std::max_element(r.begin(), r.end()));
+    });
+}
+
 // What a burst is made of.
 enum Kind { kLoad, kStore, kCpAsync };
 
@@ -203,6 +253,43 @@ void run_lsu_queue(Ctx& c) {
                                    "times over 16 x 8 stores; median of 5", lines[k], 32 / lines[k]);
         c.add(name, per[k], "cycles", m, 0.5, 256);
     }
+    // Bursts of 8-line stores (st.global.v2, 32 bytes of each line, as a
+    // float register tile's store writes), 8 warps: where the knee falls says
+    // whether the queue holds instructions (at a fourth of the 32-line
+    // stores' burst, in lines) or lines (four times as many instructions).
+    std::printf("  st.global.v2.u32, 8 lines of 32 bytes, 8 warps (two per sub-partition), N =");
+    for (int n : kBursts) std::printf(" %6d", n);
+    std::printf("\n  %-34s", "");
+    const double eight[] = {store_burst_issue_cycles<1, 8, 2>(c),  store_burst_issue_cycles<4, 8, 2>(c),  store_burst_issue_cycles<8, 8, 2>(c),
+                            store_burst_issue_cycles<12, 8, 2>(c), store_burst_issue_cycles<16, 8, 2>(c), store_burst_issue_cycles<24, 8, 2>(c),
+                            store_burst_issue_cycles<32, 8, 2>(c), store_burst_issue_cycles<48, 8, 2>(c), store_burst_issue_cycles<64, 8, 2>(c)};
+    static_assert(sizeof eight / sizeof eight[0] == sizeof kBursts / sizeof kBursts[0]);
+    for (size_t k = 0; k < sizeof kBursts / sizeof kBursts[0]; ++k) {
+        std::printf(" %6.0f", eight[k]);
+        char name[96], m[320];
+        std::snprintf(name, sizeof name, "lsu.st_issue_cycles_%dx8lines_32B_2w_per_smsp", kBursts[k]);
+        std::snprintf(m, sizeof m, "8 warps (two per sub-partition), after a block-wide barrier, each issue %d independent st.global.v2.u32 "
+                                   "of 8 lines an instruction (32 bytes of each, lines of its own each); cycles from before the first to "
+                                   "after the last issues (slowest warp); median of 5", kBursts[k]);
+        c.add(name, eight[k], "cycles", m, 0, 1e5);
+    }
+    std::printf("\n");
+    std::printf("  ld.global.ca.v4.u32, 4 lines (L1 hits), 8 warps (two per sub-partition), N =");
+    for (int n : kBursts) std::printf(" %6d", n);
+    std::printf("\n  %-34s", "");
+    const double four[] = {load_4lines_issue_cycles<1>(c),  load_4lines_issue_cycles<4>(c),  load_4lines_issue_cycles<8>(c),
+                           load_4lines_issue_cycles<12>(c), load_4lines_issue_cycles<16>(c), load_4lines_issue_cycles<24>(c),
+                           load_4lines_issue_cycles<32>(c), load_4lines_issue_cycles<48>(c), load_4lines_issue_cycles<64>(c)};
+    for (size_t k = 0; k < sizeof kBursts / sizeof kBursts[0]; ++k) {
+        std::printf(" %6.0f", four[k]);
+        char name[96], m[320];
+        std::snprintf(name, sizeof name, "lsu.ld_issue_cycles_%dx4lines_2w_per_smsp", kBursts[k]);
+        std::snprintf(m, sizeof m, "8 warps (two per sub-partition), after a block-wide barrier, each issue %d independent ld.global.ca.v4.u32 "
+                                   "of 4 lines an instruction (16 bytes a lane side by side, L1 hits); cycles from before the first to after "
+                                   "the last issues (slowest warp); median of 5", kBursts[k]);
+        c.add(name, four[k], "cycles", m, 0, 1e5);
+    }
+    std::printf("\n");
     // The same with wider lanes (st.global.v2/.v4): whether the unit's time
     // goes by the lines a store writes or by its bytes. The tile library's
     // stores from registers are 8 lines of 16 to 64 bytes an instruction.

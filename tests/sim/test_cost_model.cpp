@@ -666,6 +666,39 @@ TEST_CASE("cost model: sim/arch/README.md's figures for ldmatrix and the warp's 
     CHECK(one_line(project_root() / "sim/arch/README.md").find(text) != std::string::npos);
 }
 
+TEST_CASE("cost model: sim/arch/README.md's figures for the load/store unit's queue by instruction are the H100 probe's", "[sim][cost_model]") {
+    // results/calibration_lsu_queue_h100.json (calibrate --only lsu_queue): bursts of 8-line stores and 4-line loads, 8 warps.
+    const std::map<std::string, double> f = figures_of(project_root() / "results/calibration_lsu_queue_h100.json");
+    const double st8 = f.at("lsu.st_issue_cycles_8x8lines_32B_2w_per_smsp"), ld8 = f.at("lsu.ld_issue_cycles_8x4lines_2w_per_smsp");
+    auto slope = [&](const std::string& fmt) {  // cycles per instruction past the knee: 48 to 64 a warp, 8 warps
+        char a[96], b[96];
+        std::snprintf(a, sizeof a, fmt.c_str(), 64);
+        std::snprintf(b, sizeof b, fmt.c_str(), 48);
+        return (f.at(a) - f.at(b)) / 16 / 8;
+    };
+    const double st = slope("lsu.st_issue_cycles_%dx8lines_32B_2w_per_smsp"), ld = slope("lsu.ld_issue_cycles_%dx4lines_2w_per_smsp");
+    // Past the knee at 8 a warp already: 8 issue at the unit's pace, not at a warp's one every 4 cycles.
+    CHECK(st8 > 0.6 * 64 * st);
+    CHECK(ld8 > 0.6 * 64 * ld);
+    char text[256];
+    std::snprintf(text, sizeof text, "8 stores a warp take %ld cycles to issue and 8 loads %ld. Past the knee the stores go through every %.1f cycles and the loads every %.1f",
+                  std::lround(st8), std::lround(ld8), st, ld);
+    INFO("sim/arch/README.md should say: " << text);
+    CHECK(one_line(project_root() / "sim/arch/README.md").find(text) != std::string::npos);
+    // The stores' steady time by lines and bytes a line (8 warps past the knee).
+    auto per = [&](const char* name) {
+        char v[16];
+        std::snprintf(v, sizeof v, "%.1f", f.at(std::string("lsu.st_cycles_per_instruction_") + name));
+        return std::string(v);
+    };
+    const std::string wide = "take " + per("8lines_32B") + " cycles for 8 lines of 32 bytes (`st.global.v2`, 4 lanes a line), where 8 lines of 16 bytes take " +
+                             std::to_string(std::lround(f.at("lsu.st_cycles_per_instruction_8lines"))) + " and of 64 bytes " + per("8lines_64B") +
+                             "; 16 lines of 32 bytes " + per("16lines_32B") + "; 32 lines of 8 and of 16 bytes " + per("32lines_8B") + " and " +
+                             per("32lines_16B");
+    INFO("sim/arch/README.md should say: " << wide);
+    CHECK(one_line(project_root() / "sim/arch/README.md").find(wide) != std::string::npos);
+}
+
 TEST_CASE("cost model: the READMEs' SASS counts around tile ops are the calibration's, and the figures solved from them the model's", "[sim][cost_model]") {
     // results/calibration_overhead_h100.json (bench/calibrate/overhead_probes.h): SASS per call of each probe.
     const std::map<std::string, double> f = figures_of(project_root() / "results/calibration_overhead_h100.json");
