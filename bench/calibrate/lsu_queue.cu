@@ -109,18 +109,23 @@ __global__ void __launch_bounds__(512, 1) store_lines_burst(uint32_t* buf, int z
     if (lane == 0) out[warp] = t1 - t0;
 }
 
+// The slowest of 8 warps' issue times (two per sub-partition, their records
+// in c.d_out) once `launch` has run a block of 256 threads; median of 5.
+template <class Launch>
+double slowest_of_8(Ctx& c, Launch launch) {
+    return median_runs(5, [&] {
+        launch();
+        CK_LAUNCH();
+        const std::vector<long long> r = c.fetch(8);
+        return double(*std::max_element(r.begin(), r.end()));
+    });
+}
+
 // The steady time per store, SM-wide, 8 warps (two per sub-partition)
 // issuing past the knee: the slope from 48 to 64 stores each.
 template <int LINES, int WORDS = 1>
 double store_cycles_per_instruction(Ctx& c) {
-    auto slowest = [&](auto kernel) {
-        return median_runs(5, [&] {
-            kernel<<<1, 256>>>(reinterpret_cast<uint32_t*>(c.d_small), 0, c.d_out);
-            CK_LAUNCH();
-            const std::vector<long long> r = c.fetch(8);
-            return double(*std::max_element(r.begin(), r.end()));
-        });
-    };
+    auto slowest = [&](auto kernel) { return slowest_of_8(c, [&] { kernel<<<1, 256>>>(reinterpret_cast<uint32_t*>(c.d_small), 0, c.d_out); }); };
     return (slowest(store_lines_burst<64, LINES, WORDS>) - slowest(store_lines_burst<48, LINES, WORDS>)) / 16 / 8;
 }
 
@@ -148,30 +153,6 @@ __global__ void __launch_bounds__(256, 1) load_4lines_burst(const uint32_t* buf,
     for (int j = 0; j < N; ++j) x += v[j].x ^ v[j].w;
     if (lane == 0) out[warp] = t1 - t0;
     if (x == 0x9e3779b9u) sink[0] = x;
-}
-
-template <int N>
-double load_4lines_issue_cycles(Ctx& c) {
-    return median_runs(5, [&] {
-        load_4lines_burst<N><<<1, 256>>>(reinterpret_cast<const uint32_t*>(c.d_small), 0, c.d_out, c.d_sink);
-        CK_LAUNCH();
-        const std::vector<long long> r = c.fetch(8);
-        return double(*std::max_element(r.begin(), r.end()));
-    });
-}
-
-// The slowest of 8 warps' (two per sub-partition) issue time of N stores of
-// LINES lines, WORDS words a lane: whether the queue's depth counts
-// instructions or lines (the bursts above write 32 lines an instruction; the
-// tile library's stores from registers write 8).
-template <int N, int LINES, int WORDS>
-double store_burst_issue_cycles(Ctx& c) {
-    return median_runs(5, [&] {
-        store_lines_burst<N, LINES, WORDS><<<1, 256>>>(reinterpret_cast<uint32_t*>(c.d_small), 0, c.d_out);
-        CK_LAUNCH();
-        const std::vector<long long> r = c.fetch(8);
-        return double(*std::max_element(r.begin(), r.end()));
-    });
 }
 
 // What a burst is made of.
@@ -209,6 +190,29 @@ constexpr int kBursts[] = {1, 4, 8, 12, 16, 24, 32, 48, 64};
 template <int K, int... Ns>
 std::vector<double> sweep(Ctx& c, unsigned mask, std::integer_sequence<int, Ns...>) {
     return {burst_issue_cycles<K, kBursts[Ns]>(c, mask)...};
+}
+
+// The slowest of 8 warps' issue times for each burst size: `burst(n)`
+// launches a block of 256 threads issuing bursts of n (a std::integral_constant).
+template <class Burst, int... Ns>
+std::vector<double> sweep_8_warps(Ctx& c, Burst burst, std::integer_sequence<int, Ns...>) {
+    return {slowest_of_8(c, [&] { burst(std::integral_constant<int, kBursts[Ns]>{}); })...};
+}
+
+// An 8-warp sweep's row, printed, and its figures: `name` and `method` are
+// formats with a %d for the burst size.
+void add_sweep(Ctx& c, const char* title, const std::vector<double>& t, const char* name, const char* method) {
+    std::printf("  %s, N =", title);
+    for (int n : kBursts) std::printf(" %6d", n);
+    std::printf("\n  %-34s", "");
+    for (size_t k = 0; k < t.size(); ++k) {
+        std::printf(" %6.0f", t[k]);
+        char nm[96], m[320];
+        std::snprintf(nm, sizeof nm, name, kBursts[k]);
+        std::snprintf(m, sizeof m, method, kBursts[k]);
+        c.add(nm, t[k], "cycles", m, 0, 1e5);
+    }
+    std::printf("\n");
 }
 
 } // namespace
@@ -257,39 +261,19 @@ void run_lsu_queue(Ctx& c) {
     // float register tile's store writes), 8 warps: where the knee falls says
     // whether the queue holds instructions (at a fourth of the 32-line
     // stores' burst, in lines) or lines (four times as many instructions).
-    std::printf("  st.global.v2.u32, 8 lines of 32 bytes, 8 warps (two per sub-partition), N =");
-    for (int n : kBursts) std::printf(" %6d", n);
-    std::printf("\n  %-34s", "");
-    const double eight[] = {store_burst_issue_cycles<1, 8, 2>(c),  store_burst_issue_cycles<4, 8, 2>(c),  store_burst_issue_cycles<8, 8, 2>(c),
-                            store_burst_issue_cycles<12, 8, 2>(c), store_burst_issue_cycles<16, 8, 2>(c), store_burst_issue_cycles<24, 8, 2>(c),
-                            store_burst_issue_cycles<32, 8, 2>(c), store_burst_issue_cycles<48, 8, 2>(c), store_burst_issue_cycles<64, 8, 2>(c)};
-    static_assert(sizeof eight / sizeof eight[0] == sizeof kBursts / sizeof kBursts[0]);
-    for (size_t k = 0; k < sizeof kBursts / sizeof kBursts[0]; ++k) {
-        std::printf(" %6.0f", eight[k]);
-        char name[96], m[320];
-        std::snprintf(name, sizeof name, "lsu.st_issue_cycles_%dx8lines_32B_2w_per_smsp", kBursts[k]);
-        std::snprintf(m, sizeof m, "8 warps (two per sub-partition), after a block-wide barrier, each issue %d independent st.global.v2.u32 "
-                                   "of 8 lines an instruction (32 bytes of each, lines of its own each); cycles from before the first to "
-                                   "after the last issues (slowest warp); median of 5", kBursts[k]);
-        c.add(name, eight[k], "cycles", m, 0, 1e5);
-    }
-    std::printf("\n");
-    std::printf("  ld.global.ca.v4.u32, 4 lines (L1 hits), 8 warps (two per sub-partition), N =");
-    for (int n : kBursts) std::printf(" %6d", n);
-    std::printf("\n  %-34s", "");
-    const double four[] = {load_4lines_issue_cycles<1>(c),  load_4lines_issue_cycles<4>(c),  load_4lines_issue_cycles<8>(c),
-                           load_4lines_issue_cycles<12>(c), load_4lines_issue_cycles<16>(c), load_4lines_issue_cycles<24>(c),
-                           load_4lines_issue_cycles<32>(c), load_4lines_issue_cycles<48>(c), load_4lines_issue_cycles<64>(c)};
-    for (size_t k = 0; k < sizeof kBursts / sizeof kBursts[0]; ++k) {
-        std::printf(" %6.0f", four[k]);
-        char name[96], m[320];
-        std::snprintf(name, sizeof name, "lsu.ld_issue_cycles_%dx4lines_2w_per_smsp", kBursts[k]);
-        std::snprintf(m, sizeof m, "8 warps (two per sub-partition), after a block-wide barrier, each issue %d independent ld.global.ca.v4.u32 "
-                                   "of 4 lines an instruction (16 bytes a lane side by side, L1 hits); cycles from before the first to after "
-                                   "the last issues (slowest warp); median of 5", kBursts[k]);
-        c.add(name, four[k], "cycles", m, 0, 1e5);
-    }
-    std::printf("\n");
+    auto* small = reinterpret_cast<uint32_t*>(c.d_small);
+    add_sweep(c, "st.global.v2.u32, 8 lines of 32 bytes, 8 warps (two per sub-partition)",
+              sweep_8_warps(c, [&](auto n) { store_lines_burst<decltype(n)::value, 8, 2><<<1, 256>>>(small, 0, c.d_out); }, idx),
+              "lsu.st_issue_cycles_%dx8lines_32B_2w_per_smsp",
+              "8 warps (two per sub-partition), after a block-wide barrier, each issue %d independent st.global.v2.u32 "
+              "of 8 lines an instruction (32 bytes of each, lines of its own each); cycles from before the first to "
+              "after the last issues (slowest warp); median of 5");
+    add_sweep(c, "ld.global.ca.v4.u32, 4 lines (L1 hits), 8 warps (two per sub-partition)",
+              sweep_8_warps(c, [&](auto n) { load_4lines_burst<decltype(n)::value><<<1, 256>>>(small, 0, c.d_out, c.d_sink); }, idx),
+              "lsu.ld_issue_cycles_%dx4lines_2w_per_smsp",
+              "8 warps (two per sub-partition), after a block-wide barrier, each issue %d independent ld.global.ca.v4.u32 "
+              "of 4 lines an instruction (16 bytes a lane side by side, L1 hits); cycles from before the first to after "
+              "the last issues (slowest warp); median of 5");
     // The same with wider lanes (st.global.v2/.v4): whether the unit's time
     // goes by the lines a store writes or by its bytes. The tile library's
     // stores from registers are 8 lines of 16 to 64 bytes an instruction.
