@@ -85,6 +85,8 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.l2_bytes = get(j, "memory.l2_bytes").get<int64_t>();
     m.l2_bytes_per_cycle_per_sm = get_rate(j, "memory.l2_bytes_per_cycle_per_sm");
     m.l2_bytes_per_cycle_one_sm = get_rate(j, "memory.l2_bytes_per_cycle_one_sm");
+    m.tma_l2_bytes_per_cycle_per_sm = j["memory"].contains("tma_l2_bytes_per_cycle_per_sm") ? get_rate(j, "memory.tma_l2_bytes_per_cycle_per_sm")
+                                                                                             : m.l2_bytes_per_cycle_per_sm;
     m.dram_bytes_per_cycle_per_sm = get_rate(j, "memory.dram_bytes_per_cycle_per_sm");
     m.dram_bytes_per_cycle_one_sm = get_rate(j, "memory.dram_bytes_per_cycle_one_sm");
     m.sector_bytes = get_int(j, "memory.sector_bytes");

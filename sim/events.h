@@ -96,6 +96,7 @@ struct BlockTrace {
     uint64_t global_bytes = 0;          // global memory traffic to L2, in whole sectors
     uint64_t l1_hit_bytes = 0;          // loads' sectors L1 served (not in global_bytes)
     uint64_t global_write_bytes = 0;    // of it, written
+    uint64_t global_tma_read_bytes = 0; // of it, read by bulk tensor copies
     double overhead_instructions = 0;   // the address arithmetic charged around tile ops' memory instructions
     uint64_t allowed_uninit_reads = 0;  // reads of unwritten bytes inside tk::allow_uninitialized_reads
     uint32_t allowed_uninit_loc = 0;    // the first one's kernel line
@@ -148,6 +149,7 @@ struct Stats {
     uint64_t global_bytes = 0;           // global memory traffic to L2 of every block, in whole sectors
     uint64_t l1_hit_bytes = 0;           // loads' sectors L1 served
     uint64_t global_write_bytes = 0;     // of it, written
+    uint64_t global_tma_read_bytes = 0;  // of it, read by bulk tensor copies
     uint64_t overhead_instructions = 0;  // warp instructions of address arithmetic around tile ops' memory instructions, charged as time
     uint64_t allowed_uninit_reads = 0;   // reads of unwritten bytes inside tk::allow_uninitialized_reads
     uint32_t allowed_uninit_loc = 0;     // the first one's kernel line (in block order)

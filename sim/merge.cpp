@@ -79,6 +79,7 @@ void Merger::add(BlockResult& br) {
     st.global_bytes += bt.global_bytes;
     st.l1_hit_bytes += bt.l1_hit_bytes;
     st.global_write_bytes += bt.global_write_bytes;
+    st.global_tma_read_bytes += bt.global_tma_read_bytes;
     st.overhead_instructions += uint64_t(std::llround(bt.overhead_instructions));
     st.peak_loaded_regs = std::max(st.peak_loaded_regs, bt.peak_loaded_regs);
     st.loop_addresses = std::max(st.loop_addresses, bt.loop_addresses);
@@ -192,8 +193,12 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     // Reads and writes take turns at each level, writes at their own rate.
     const double l2_write_rate = std::min(cost.l2_write_bytes_per_cycle_per_sm * cost.sms, cost.l2_write_bytes_per_cycle_one_sm * active_sms);
     const double dram_write_rate = std::min(cost.dram_write_bytes_per_cycle_per_sm * cost.sms, cost.l2_write_bytes_per_cycle_one_sm * active_sms);
+    // Bulk tensor copies read at their own rate.
+    const double l2_tma_rate = std::min(cost.tma_l2_bytes_per_cycle_per_sm * cost.sms, cost.l2_bytes_per_cycle_one_sm * active_sms);
     const uint64_t writes = std::min(st.global_write_bytes, st.global_bytes), dram_writes = std::min(writes, st.dram_bytes);
-    st.l2_cycles = uint64_t(std::ceil(double(st.global_bytes - writes) / l2_rate + double(writes) / l2_write_rate));
+    const uint64_t tma_reads = std::min(st.global_tma_read_bytes, st.global_bytes - writes);
+    st.l2_cycles = uint64_t(std::ceil(double(st.global_bytes - writes - tma_reads) / l2_rate + double(tma_reads) / l2_tma_rate +
+                                      double(writes) / l2_write_rate));
     st.dram_cycles = uint64_t(std::ceil(double(st.dram_bytes - dram_writes) / dram_rate + double(dram_writes) / dram_write_rate));
     // Hopper runs a launch that uses the tensor cores at a lower clock, even
     // when they are a small part of its time (sim/arch/README.md, "The

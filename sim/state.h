@@ -220,6 +220,7 @@ struct MemoryPath {
     // Its share of the levels' bandwidth, by how many SMs the launch keeps
     // busy: reads and writes take turns at it, each at its own rate.
     double l2_read = 1, l2_write = 1, dram_read = 1, dram_write = 1;
+    double l2_tma_read = 1;  // a bulk tensor copy's reads: L2 serves those faster
 };
 
 struct BarrierState {

@@ -49,6 +49,9 @@ FIELDS = {
     "memory.l2_bytes_per_cycle_per_sm": ("global.l2_bytes_per_cycle_per_sm", lambda v: round(v, 2),
                                          "every SM reading at once: the L2's bandwidth over the SMs"),
     "memory.l2_bytes_per_cycle_one_sm": ("global.l2_bytes_per_cycle_one_sm", lambda v: round(v, 2), "one SM alone"),
+    "memory.tma_l2_bytes_per_cycle_per_sm": ("tma.load_bytes_per_cycle_all_sms_l2", lambda v: round(v, 2),
+                                             "every SM loading boxes with TMA at once: L2's bandwidth over the SMs for bulk copies "
+                                             "(one issuing thread per SM, which one SM alone matches: a lower bound)"),
     "memory.dram_bytes_per_cycle_per_sm": ("global.dram_bytes_per_cycle_per_sm", lambda v: round(v, 2),
                                            "every SM reading at once: DRAM's bandwidth over the SMs"),
     "memory.dram_bytes_per_cycle_one_sm": ("global.dram_bytes_per_cycle_one_sm", lambda v: round(v, 2), "one SM alone"),

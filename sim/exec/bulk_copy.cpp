@@ -116,9 +116,10 @@ uint64_t Executor::use_copy_engine(uint64_t bytes, uint64_t& engine_done, bool l
     b_.sm->copy_engine_free = engine_done;
     b_.out->trace.global_bytes += bytes;  // whole rows of a tensor: whole sectors
     if (!load) b_.out->trace.global_write_bytes += bytes;
+    else b_.out->trace.global_tma_read_bytes += bytes;
     // A load's bytes also come through the SM's share of the memory's bandwidth.
     const uint64_t landed = engine_done + uint64_t(b_.memory.tma_latency);
-    return load ? std::max(landed, load_arrives(start, bytes, b_.memory.tma_latency, b_.memory.dram)) : landed;
+    return load ? std::max(landed, load_arrives(start, bytes, b_.memory.tma_latency, b_.memory.dram, true)) : landed;
 }
 
 void Executor::tma_load() {

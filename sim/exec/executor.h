@@ -181,11 +181,12 @@ private:
     // "Global memory"): a load of `bytes` issued at `from` comes through the
     // SM's read path and its shares of L2's (and, for data in DRAM, DRAM's)
     // bandwidth, each after the traffic before it, and arrives `latency`
-    // after the last; returns when.
-    uint64_t load_arrives(uint64_t from, uint64_t bytes, int latency, bool from_dram) {
+    // after the last; returns when. `tma`: a bulk tensor copy's, whose
+    // share of L2's bandwidth is its own (cost_model.h).
+    uint64_t load_arrives(uint64_t from, uint64_t bytes, int latency, bool from_dram, bool tma = false) {
         const MemoryPath& m = b_.memory;
         double through = take(b_.sm->read_port_free, from, bytes, from_dram ? m.dram_read_port : m.read_port);
-        through = std::max(through, take(b_.sm->l2_free, from, bytes, m.l2_read));
+        through = std::max(through, take(b_.sm->l2_free, from, bytes, tma ? m.l2_tma_read : m.l2_read));
         if (from_dram) through = std::max(through, take(b_.sm->dram_free, from, bytes, m.dram_read));
         return uint64_t(through + 0.5) + uint64_t(latency);
     }
