@@ -23,14 +23,10 @@ void add_source_root(const std::string& dir);
 // ones), else as given.
 std::string source_relative(const std::string& path);
 
-// The line of the `}` that closes the outermost function body around `line`
-// of `file` (namespaces, classes and structs are not function bodies).
-// Comments, string and character literals are skipped. `line` itself when
-// the file cannot be read or no body encloses it. Cached: safe to call from
-// the simulator's threads.
+// trace::function_end_line_in (trace/source_scan.h) on `file`'s text: the
+// line of the `}` that closes the outermost function body around `line`;
+// `line` itself when the file cannot be read or no body encloses it.
+// Cached: safe to call from the simulator's threads.
 int function_end_line(const char* file, int line);
-
-// The same on a source text, for tests.
-int function_end_line_in(const char* text, int line);
 
 } // namespace tklab::sim

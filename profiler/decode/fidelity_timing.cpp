@@ -7,6 +7,7 @@
 #include <map>
 
 #include "trace/region_stats.h"
+#include "trace/source_scan.h"
 
 namespace tklab::profiler {
 namespace {
@@ -37,6 +38,14 @@ std::string file_of(const trace::Trace& t, uint32_t loc) {
     if (loc >= t.locations.size()) return "";
     const uint32_t f = t.locations[loc].file;
     return f < t.files.size() ? t.files[f].path : "";
+}
+
+// The text of `path` as either trace embeds it (nullptr when neither does).
+const std::string* source_text(const trace::Trace& a, const trace::Trace& b, const std::string& path) {
+    for (const trace::Trace* t : {&a, &b})
+        for (const trace::SourceFile& f : t->files)
+            if (f.path == path && f.text) return &*f.text;
+    return nullptr;
 }
 
 } // namespace
@@ -164,7 +173,17 @@ TimingFidelity compare_timing(const trace::Trace& sim, const trace::Trace& gpu) 
         // Hot lines: >= 5% of the launch's samples.
         if (gs && gs->samples > 0) {
             std::map<std::pair<std::string, int>, std::map<std::string, uint64_t>> gpu_lines;
-            for (const trace::GpuStallSite& x : gs->sites) gpu_lines[{x.file, int(x.line)}][x.reason] += x.samples;
+            // A warp samples `drain` only after its EXIT, which ptxas puts on a
+            // line of its choosing (in a kernel with tk::region markers, often an
+            // early one). Those samples go to the closing brace of the kernel
+            // function that line is in, where the simulator records its warps'
+            // exit (sim/kernel_source.h), so the two sides name one place.
+            for (const trace::GpuStallSite& x : gs->sites) {
+                int line = int(x.line);
+                if (x.reason == "drain")
+                    if (const std::string* text = source_text(sim, gpu, x.file)) line = trace::function_end_line_in(text->c_str(), line);
+                gpu_lines[{x.file, line}][x.reason] += x.samples;
+            }
             for (const auto& [where, reasons] : gpu_lines) {
                 uint64_t n = 0;
                 for (const auto& [r, c] : reasons) n += c;

@@ -26,6 +26,6 @@ for spec in "${launches[@]}"; do
   echo "== $name $variant $size"
   # CSV: ..., "Kernel Name", ..., "Metric Name", "Metric Unit", "Metric Value"; the program's own kernels only.
   timeout 300 ncu --clock-control none --metrics "$metrics" --csv "$gpu" run "$name" --variant "$variant" --size "$size" --no-check 2>/dev/null |
-    grep -v '^==PROF==' | awk -F'","' 'NR > 1 { gsub(/"/, "", $NF); printf "  %-32.32s %-50s %-12s %s\n", $5, $(NF-2), $(NF-1), $NF }' ||
+    grep '^"' | awk -F'","' 'n++ && NF > 3 { gsub(/"/, "", $NF); printf "  %-32.32s %-50s %-12s %s\n", $5, $(NF-2), $(NF-1), $NF }' ||
     echo "  l2_traffic: ncu failed for $spec"
 done

@@ -238,6 +238,53 @@ TEST_CASE("timing fidelity: a hot line the simulator issues nothing on is plain 
     CHECK_THAT(summary_of(f), Catch::Contains("hot_lines 1/2 modelled_lines 1/1 stall_distance "));
 }
 
+TEST_CASE("timing fidelity: the GPU's drain samples are at the kernel function's closing brace, where the simulator's exit is", "[fidelity]") {
+    std::mt19937 rng(29);
+    for (int round = 0; round < 5; ++round) {
+        // A kernel from line `first` to its closing brace at `last`, a helper after it.
+        const int first = 2 + int(rng() % 20), last = first + 10 + int(rng() % 80);
+        std::string text;
+        for (int line = 1; line <= last + 4; ++line)
+            text += line == first          ? "__global__ void kernel(float* p) {  // }\n"
+                    : line == first + 1    ? "    for (int i = 0; i < 4; ++i) { p[i] = 1.f; }\n"
+                    : line == last         ? "}\n"
+                    : line == last + 2     ? "void helper() { }\n"
+                                           : "    p[0] += 1.f;\n";
+        int exit_line = 79;  // where ptxas put EXIT: any line inside, but not one the other samples are hot on
+        while (exit_line == 79 || exit_line == 86) exit_line = first + 1 + int(rng() % (last - first - 1));
+        for (bool embedded : {true, false}) {
+            INFO("round " << round << ", kernel lines " << first << ".." << last << ", EXIT at " << exit_line << ", text embedded " << embedded);
+            Pair p = make_pair(31 + unsigned(round), 1, 3);
+            p.sim.files[1].text = embedded ? std::optional<std::string>(text) : std::nullopt;
+            p.sim.stalls.push_back("drain");
+            p.sim.locations.push_back({1, last});  // the simulator's exit event
+            tklab::trace::Summary& s = *p.sim.launches[0].summary;
+            s.stall_cycles.push_back(0);
+            for (auto& ls : s.line_stalls) ls.cycles.push_back(0);
+            s.line_stalls.push_back({3, 0, {0, 0, 0, 0, 150}});
+            const uint64_t drained = 100 + rng() % 200;
+            p.gpu.gpu_stalls[0].sites.push_back({"lessons/07_producer_consumer/solution.cuh", uint32_t(exit_line), "drain", drained});
+            p.gpu.gpu_stalls[0].samples += drained;
+            const TimingFidelity f = compare_timing(p.sim, p.gpu);
+            const auto& hot = f.launches.at(0).hot_lines;
+            auto at = [&](int line) -> const tklab::profiler::HotLine* {
+                for (const auto& h : hot)
+                    if (h.line == line) return &h;
+                return nullptr;
+            };
+            const int want = embedded ? last : exit_line;  // without the source, the line stays ptxas's
+            REQUIRE(at(want));
+            CHECK(at(want)->gpu_reason == "drain");
+            if (embedded) {
+                CHECK(at(want)->agrees());
+                CHECK_FALSE(at(exit_line));
+            } else {
+                CHECK_FALSE(at(want)->modelled());
+            }
+        }
+    }
+}
+
 TEST_CASE("timing fidelity: the stall distributions' distance", "[fidelity]") {
     using tklab::profiler::TimingLaunch;
     using tklab::profiler::TimingShare;

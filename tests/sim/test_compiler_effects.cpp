@@ -15,6 +15,7 @@
 #include "sim/trace_recorder.h"
 #include "support/l1_model.h"
 #include "tk/tk.h"
+#include "trace/source_scan.h"
 
 namespace {
 
@@ -446,7 +447,7 @@ TEST_CASE("compiler effects: a warp's exit waits for its stores to drain", "[sim
 }
 
 TEST_CASE("compiler effects: the kernel exit's line is its function's closing brace", "[sim][memory]") {
-    using tklab::sim::function_end_line_in;
+    using tklab::trace::function_end_line_in;
     const char* src =
         "namespace a { namespace b {\n"                      // 1
         "struct params { int n; };\n"                        // 2
