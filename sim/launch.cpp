@@ -285,6 +285,7 @@ void share_bandwidth(MemoryPath& m, const CostModel& cost, uint64_t busy) {
     const double k = double(cost.sms) / double(std::max<uint64_t>(busy, 1));
     m.l2_read = cost.l2_bytes_per_cycle_per_sm * k;
     m.l2_tma_read = cost.tma_l2_bytes_per_cycle_per_sm * k;
+    m.tensor_clock_scale = cost.clock_mhz / cost.tensor_clock_mhz;
     m.l2_write = cost.l2_write_bytes_per_cycle_per_sm * k;
     m.dram_read = cost.dram_bytes_per_cycle_per_sm * k;
     m.dram_write = cost.dram_write_bytes_per_cycle_per_sm * k;

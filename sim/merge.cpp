@@ -186,25 +186,29 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     // block's traffic through the L2's bandwidth, and the launch's buffers
     // streamed once through DRAM's when they do not fit in L2. The SMs with
     // blocks share each level's bandwidth, each at most what one SM alone gets.
+    // Hopper runs a launch that uses the tensor cores at a lower clock, even
+    // when they are a small part of its time (sim/arch/README.md, "The
+    // clock"): its cycles are converted to time at that clock. L2 and DRAM
+    // keep theirs, so at the lower clock they move more bytes per SM cycle
+    // than measured (the SM's own paths do not).
+    const bool tensor = st.by_op[size_t(Op::mma)] + st.by_op[size_t(Op::wgmma)] > 0;
+    st.clock_mhz = tensor ? cost.tensor_clock_mhz : cost.clock_mhz;
+    const double shared_clock = cost.clock_mhz / st.clock_mhz;
     const double active_sms = double(std::min<uint64_t>(nblocks, uint64_t(std::max(cost.sms, 1))));
-    const double l2_rate = std::min(cost.l2_bytes_per_cycle_per_sm * cost.sms, cost.l2_bytes_per_cycle_one_sm * active_sms);
-    const double dram_rate = std::min(cost.dram_bytes_per_cycle_per_sm * cost.sms, cost.dram_bytes_per_cycle_one_sm * active_sms);
+    const double sms = double(cost.sms) * shared_clock;
+    const double l2_rate = std::min(cost.l2_bytes_per_cycle_per_sm * sms, cost.l2_bytes_per_cycle_one_sm * active_sms);
+    const double dram_rate = std::min(cost.dram_bytes_per_cycle_per_sm * sms, cost.dram_bytes_per_cycle_one_sm * active_sms);
     st.dram_bytes = int64_t(memory.footprint) > cost.l2_bytes ? std::min<uint64_t>(memory.footprint, st.global_bytes) : 0;
     // Reads and writes take turns at each level, writes at their own rate.
-    const double l2_write_rate = std::min(cost.l2_write_bytes_per_cycle_per_sm * cost.sms, cost.l2_write_bytes_per_cycle_one_sm * active_sms);
-    const double dram_write_rate = std::min(cost.dram_write_bytes_per_cycle_per_sm * cost.sms, cost.l2_write_bytes_per_cycle_one_sm * active_sms);
+    const double l2_write_rate = std::min(cost.l2_write_bytes_per_cycle_per_sm * sms, cost.l2_write_bytes_per_cycle_one_sm * active_sms);
+    const double dram_write_rate = std::min(cost.dram_write_bytes_per_cycle_per_sm * sms, cost.l2_write_bytes_per_cycle_one_sm * active_sms);
     // Bulk tensor copies read at their own rate.
-    const double l2_tma_rate = std::min(cost.tma_l2_bytes_per_cycle_per_sm * cost.sms, cost.l2_bytes_per_cycle_one_sm * active_sms);
+    const double l2_tma_rate = std::min(cost.tma_l2_bytes_per_cycle_per_sm * sms, cost.l2_bytes_per_cycle_one_sm * active_sms);
     const uint64_t writes = std::min(st.global_write_bytes, st.global_bytes), dram_writes = std::min(writes, st.dram_bytes);
     const uint64_t tma_reads = std::min(st.global_tma_read_bytes, st.global_bytes - writes);
     st.l2_cycles = uint64_t(std::ceil(double(st.global_bytes - writes - tma_reads) / l2_rate + double(tma_reads) / l2_tma_rate +
                                       double(writes) / l2_write_rate));
     st.dram_cycles = uint64_t(std::ceil(double(st.dram_bytes - dram_writes) / dram_rate + double(dram_writes) / dram_write_rate));
-    // Hopper runs a launch that uses the tensor cores at a lower clock, even
-    // when they are a small part of its time (sim/arch/README.md, "The
-    // clock"): its cycles are converted to time at that clock.
-    const bool tensor = st.by_op[size_t(Op::mma)] + st.by_op[size_t(Op::wgmma)] > 0;
-    st.clock_mhz = tensor ? cost.tensor_clock_mhz : cost.clock_mhz;
     const double overhead_scale = st.clock_mhz / cost.clock_mhz;
     // The launch overhead: an empty one-block kernel's time, and each SM
     // more dealt its first block (an SM's later first-wave blocks start a

@@ -221,6 +221,10 @@ struct MemoryPath {
     // busy: reads and writes take turns at it, each at its own rate.
     double l2_read = 1, l2_write = 1, dram_read = 1, dram_write = 1;
     double l2_tma_read = 1;  // a bulk tensor copy's reads: L2 serves those faster
+    // L2 and DRAM keep their own clocks when the SMs' drops for the tensor
+    // cores (sim/arch/README.md, "The clock"): an SM running at
+    // tensor_clock_mhz gets this many times the shares above per cycle.
+    double tensor_clock_scale = 1;
 };
 
 struct BarrierState {
@@ -355,6 +359,9 @@ struct SmPipes {
     std::deque<LsuEntry> lsu_queue;
     int lsu_queued_lines = 0;
     L1Cache l1;
+    // It has issued tensor-core instructions (mma.sync, wgmma): from then on
+    // it runs at the launch's tensor clock (MemoryPath::tensor_clock_scale).
+    bool tensor_clock = false;
 };
 
 struct Block {

@@ -185,9 +185,10 @@ private:
     // share of L2's bandwidth is its own (cost_model.h).
     uint64_t load_arrives(uint64_t from, uint64_t bytes, int latency, bool from_dram, bool tma = false) {
         const MemoryPath& m = b_.memory;
+        const double clock = b_.sm->tensor_clock ? m.tensor_clock_scale : 1.0;
         double through = take(b_.sm->read_port_free, from, bytes, from_dram ? m.dram_read_port : m.read_port);
-        through = std::max(through, take(b_.sm->l2_free, from, bytes, tma ? m.l2_tma_read : m.l2_read));
-        if (from_dram) through = std::max(through, take(b_.sm->dram_free, from, bytes, m.dram_read));
+        through = std::max(through, take(b_.sm->l2_free, from, bytes, (tma ? m.l2_tma_read : m.l2_read) * clock));
+        if (from_dram) through = std::max(through, take(b_.sm->dram_free, from, bytes, m.dram_read * clock));
         return uint64_t(through + 0.5) + uint64_t(latency);
     }
     // A store of `bytes` issued at `from` leaves through the SM's write path
@@ -199,9 +200,10 @@ private:
     // has left the SM.
     uint64_t store_leaves(uint64_t from, uint64_t bytes) {
         const MemoryPath& m = b_.memory;
+        const double clock = b_.sm->tensor_clock ? m.tensor_clock_scale : 1.0;
         const double left = take(b_.sm->write_port_free, from, bytes, m.write_port);
-        const double through = std::max(left, take(b_.sm->l2_free, from, bytes, m.l2_write));
-        if (m.dram_writes) take(b_.sm->dram_free, from, bytes, m.dram_write);
+        const double through = std::max(left, take(b_.sm->l2_free, from, bytes, m.l2_write * clock));
+        if (m.dram_writes) take(b_.sm->dram_free, from, bytes, m.dram_write * clock);
         w_.stores_done = std::max(w_.stores_done, uint64_t(left + 0.5));
         w_.stores_acknowledged = std::max(w_.stores_acknowledged, uint64_t(through + 0.5) + uint64_t(cost_.global_latency));
         return uint64_t(left + 0.5);

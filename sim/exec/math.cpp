@@ -56,6 +56,7 @@ void Executor::math(Op op) {
 }
 
 void Executor::mma() {
+    b_.sm->tensor_clock = true;
     const bool half = op0_->mma_type == MmaType::f16;
     // Gather the warp's fragments (PTX ISA m16n8k16 layouts) into plain matrices.
     double A[16][16], B[16][8], D[16][8];

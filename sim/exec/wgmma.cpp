@@ -84,6 +84,7 @@ uint32_t Executor::operand_address(const Descriptor& d, int mn, int k, bool mn_m
 
 // This warp's part of a warpgroup's m64nNk16: rows 16(w%4)..+15 of D.
 void Executor::wgmma() {
+    b_.sm->tensor_clock = true;
     const int N = int(op0_->n);
     if (N < 8 || N > 256 || N % 8 != 0)
         fault(*t0_, "wgmma with N = " + std::to_string(N) + "; bf16 wgmma.m64nNk16 has N = 8, 16, ..., 256 (a multiple of 8)",

@@ -82,6 +82,20 @@ __global__ void copy_then_work_kernel(const uint32_t* in, uint32_t* out, int wor
     tk::arch::alu(tk::arch::alu_kind::simple, work);
 }
 
+// copy_kernel's copy after one mma.sync (when `tensor`): a launch on the
+// tensor cores, which the GPU runs at its lower clock.
+__global__ void mma_then_copy_kernel(const uint32_t* in, uint32_t* out, int tensor) {
+    if (tensor) {
+        const uint32_t a[4] = {0x3f803f80u, 0x3f803f80u, 0x3f803f80u, 0x3f803f80u}, b[2] = {0x3f803f80u, 0x3f803f80u};
+        const float c[4] = {};
+        float d[4];
+        tk::arch::mma_m16n8k16(d, a, b, c);
+    }
+    const uint32_t t = uint32_t(blockIdx.x * blockDim.x + threadIdx.x);
+    uint32_t w[4];
+    tk::arch::ld_global<4>(w, in + 4 * t);
+    tk::arch::st_global<4>(out + 4 * t, w);
+}
 // Every warp reads the same 512 bytes (a weight vector), 16 bytes a lane, and
 // stores them to its own place.
 __global__ void shared_vector_kernel(const uint32_t* in, uint32_t* out, int streaming) {
@@ -284,6 +298,80 @@ TEST_CASE("memory model: blocks of every wave load at the fair share, a later on
     // the many-wave launches faster than the GPU: sim/README.md, "Global memory").
     CHECK(store_stall(size_t(m.sms)) == Approx(wait + 512.0 / m.l2_bytes_per_cycle_per_sm).margin(1.0));
     CHECK(m.l2_bytes_per_cycle_one_sm > 2 * m.l2_bytes_per_cycle_per_sm);  // so the two models differ here
+}
+
+TEST_CASE("memory model: L2 keeps its clock when a tensor launch lowers the SMs', so it moves more bytes per SM cycle", "[sim][cost_model]") {
+    const test_support::l1_model_as l1(false);  // L2's shares alone
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    // Nsight Compute, clocks left alone (results/l2_traffic_h100.txt): L2 at
+    // 1.70-1.71 GHz whether the SMs run at 1.98 or 1.76-1.81 GHz.
+    const double scale = m.clock_mhz / m.tensor_clock_mhz;
+    REQUIRE(scale > 1.05);
+    std::mt19937 rng(59);
+    const unsigned blocks = unsigned(m.sms);  // every SM busy: each at its fair share
+    std::vector<uint32_t> host(size_t(blocks) * 128 * 4);
+    for (uint32_t& x : host) x = rng();
+    tk::device_buffer<uint32_t> in(host.size(), host, "in");
+    for (int tensor : {0, 1}) {
+        INFO("tensor " << tensor);
+        tk::device_buffer<uint32_t> out(host.size(), "out");
+        tk::launch("mma_then_copy", mma_then_copy_kernel, dim3(blocks), dim3(128), 0, in.data(), out.data(), tensor);
+        CHECK(out.download() == host);
+        const tklab::sim::RunResult& r = tklab::sim::last_run();
+        const double k = tensor ? scale : 1.0;
+        CHECK(r.stats.clock_mhz == (tensor ? m.tensor_clock_mhz : m.clock_mhz));
+        // In the block: warp 0's store waits for its 512 bytes through the SM's share, then L2's latency.
+        double stall = -1;
+        for (const auto& e : r.blocks.at(0).events)
+            if (e.warp == 0 && e.op == tklab::sim::Op::st_global) stall = double(e.stall_cycles);
+        CHECK(stall == Approx(m.global_latency - m.global_issue_cycles + 512.0 / (m.l2_bytes_per_cycle_per_sm * k)).margin(1.0));
+        // The launch's L2 bound: both rates k times the measured ones.
+        const double reads = double(r.stats.global_bytes - r.stats.global_write_bytes), writes = double(r.stats.global_write_bytes);
+        CHECK(writes == double(host.size() * 4));
+        CHECK(r.stats.l2_cycles == uint64_t(std::ceil(reads / (m.l2_bytes_per_cycle_per_sm * m.sms * k) +
+                                                      writes / (m.l2_write_bytes_per_cycle_per_sm * m.sms * k))));
+    }
+}
+
+TEST_CASE("cost model: sim/arch/README.md's L2, DRAM and SM clocks are results/l2_traffic_h100.txt's", "[sim][cost_model]") {
+    // Each launch's clocks (GHz) by unit: "  KERNEL  lts__cycles_elapsed.avg.per_second  hz  1,703,927,718.04".
+    std::map<std::string, std::map<std::string, std::pair<double, double>>> clocks;  // launch -> unit -> range
+    std::string launch;
+    std::ifstream in(project_root() / "results/l2_traffic_h100.txt");
+    REQUIRE(in.good());
+    for (std::string line; std::getline(in, line);) {
+        if (line.rfind("== ", 0) == 0) { launch = line.substr(3, line.find(' ', 3) - 3); continue; }
+        const size_t at = line.find("__cycles_elapsed.avg.per_second");
+        if (at == std::string::npos || launch.empty()) continue;
+        const size_t from = line.rfind(' ', at) + 1;
+        std::string value = line.substr(line.find_last_of(' ') + 1);
+        value.erase(std::remove(value.begin(), value.end(), ','), value.end());
+        const double ghz = std::stod(value) / 1e9;
+        auto [it, fresh] = clocks[launch].try_emplace(line.substr(from, at - from), ghz, ghz);
+        it->second = {std::min(it->second.first, ghz), std::max(it->second.second, ghz)};
+    }
+    auto range = [&](std::initializer_list<const char*> launches, const std::string& unit) {
+        double lo = 1e9, hi = 0;
+        for (const char* l : launches) {
+            INFO(l << " " << unit);
+            REQUIRE(clocks[l].count(unit));
+            lo = std::min(lo, clocks[l][unit].first), hi = std::max(hi, clocks[l][unit].second);
+        }
+        char text[32];
+        std::snprintf(text, sizeof text, "%.2f-%.2f GHz", lo, hi);
+        return std::string(text);
+    };
+    const auto all = {"lesson05", "gemm_hopper", "lesson07", "lesson04_gemm", "layernorm", "lesson01", "rotary"};
+    const std::string readme = one_line(project_root() / "sim/arch/README.md");
+    CHECK_THAT(readme, Catch::Contains("L2 at " + range(all, "lts")));
+    CHECK_THAT(readme, Catch::Contains("DRAM at " + range(all, "dram")));
+    CHECK_THAT(readme, Catch::Contains("SMs ran at " + range({"layernorm", "lesson01", "rotary"}, "sm") + " (layernorm, lesson 1, rotary: no tensor"));
+    CHECK_THAT(readme, Catch::Contains("or at " + range({"lesson05", "gemm_hopper", "lesson07", "lesson04_gemm"}, "sm") + " (lessons 4's GEMM, 5 and 7, gemm_hopper)"));
+    // And the scale the model applies is the clocks' ratio it quotes.
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    char scale[16];
+    std::snprintf(scale, sizeof scale, "(%.3f)", m.clock_mhz / m.tensor_clock_mhz);
+    CHECK_THAT(readme, Catch::Contains(std::string("`clock_mhz / tensor_clock_mhz` ") + scale));
 }
 
 TEST_CASE("memory model: a launch whose buffers exceed L2 reads from DRAM and is bound by its bandwidth", "[sim][cost_model]") {
