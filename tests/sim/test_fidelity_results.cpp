@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <utility>
 #include <vector>
@@ -90,6 +91,13 @@ TEST_CASE("fidelity results: sim/README.md's figures for the memory model and co
     const HotLine ln = hot_line(report, "layernorm", "default", "many", "layernorm/layernorm_kernel.cuh:51");
     CHECK_THAT(readme, Catch::Contains("where the H200 samples " + ln.share + " of its time at many waves"));
     CHECK(ln.agrees);
+}
+
+TEST_CASE("fidelity results: sim/README.md's error for gemm_hopper at many waves is the H100 report's", "[sim][results]") {
+    int worst = 0;
+    for (const char* variant : {"cluster", "bulk_store", "direct_store"})
+        worst = std::max(worst, std::abs(std::stoi(error_of("fidelity_timing_h100.txt", "many", "gemm_hopper", variant))));
+    CHECK_THAT(one_line(kRoot / "sim" / "README.md"), Catch::Contains("its three variants are within " + std::to_string(worst) + "% of it"));
 }
 
 TEST_CASE("fidelity results: sim/README.md's figures for the L1 model are the H200 reports'", "[sim][results]") {
