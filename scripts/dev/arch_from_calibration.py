@@ -56,6 +56,12 @@ FIELDS = {
                                            "every SM reading at once: DRAM's bandwidth over the SMs"),
     "memory.dram_bytes_per_cycle_one_sm": ("global.dram_bytes_per_cycle_one_sm", lambda v: round(v, 2), "one SM alone"),
 }
+# L2's rate for bulk copies with four issuers on every SM (bench/calibrate/async.cu),
+# where a run has it: one issuer per SM moves no more than one SM alone does.
+TMA_FIELDS = {
+    "memory.tma_l2_bytes_per_cycle_per_sm": ("tma.load_bytes_per_cycle_all_sms_l2_4issuers", lambda v: round(v, 2),
+                                             "every SM loading boxes with TMA at once, four issuing threads each: L2's bandwidth over the SMs for bulk copies"),
+}
 # A later wave's block: the SM's gap between a block's end and the next one's
 # start in its place (scripts/gpu/launch_overhead.sh, block_gaps), where the
 # launch figures have it.
@@ -302,7 +308,12 @@ def main():
             figs.update({f["name"]: f for f in json.load(open(beside(family)))["figures"]})
     if STORE_FIELDS["memory.l2_write_bytes_per_cycle_per_sm"][0] in figs:
         fields.update(STORE_FIELDS)
+    # A later run of the async family adds figures the whole run lacked
+    # (never replacing one: the model's other figures stay the whole run's).
+    if os.path.exists(beside("async")):
+        figs.update({f["name"]: f for f in json.load(open(beside("async")))["figures"] if f["name"] not in figs})
     fields.update({k: v for k, v in LSU_FIELDS.items() if v[0] in figs})
+    fields.update({k: v for k, v in TMA_FIELDS.items() if v[0] in figs})
     fields.update({k: v for k, v in TURNAROUND_FIELDS.items() if v[0] in figs})
     ov = beside("overhead")
     ov_figs = {f["name"]: f for f in json.load(open(ov))["figures"]} if os.path.exists(ov) else None
