@@ -64,6 +64,29 @@ function(tklab_embed_arch_data out)
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${jsons})
 endfunction()
 
+# tklab_embed_fidelity_reports(<out.cpp>): the committed timing fidelity
+# report of each built-in cost model (results/fidelity_timing_NAME.txt),
+# for trace/fidelity_summary.h: a simulated trace's report says how far the
+# simulator's time was from that GPU's on the same kernels.
+function(tklab_embed_fidelity_reports out)
+  get_filename_component(root ${CMAKE_CURRENT_FUNCTION_LIST_DIR}/.. ABSOLUTE)
+  file(GLOB jsons CONFIGURE_DEPENDS ${root}/sim/arch/*.json)
+  set(body "#include <string>\nnamespace tklab::trace {\nconst char* builtin_fidelity_report(const std::string& arch) {\n")
+  set(reports "")
+  foreach(j ${jsons})
+    get_filename_component(n ${j} NAME_WE)
+    set(r ${root}/results/fidelity_timing_${n}.txt)
+    if(EXISTS ${r})
+      file(READ ${r} text)
+      string(APPEND body "    if (arch == \"${n}\") return R\"tkreport(${text})tkreport\";\n")
+      list(APPEND reports ${r})
+    endif()
+  endforeach()
+  string(APPEND body "    return nullptr;\n}\n}\n")
+  file(GENERATE OUTPUT ${out} CONTENT "${body}")
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${reports})
+endfunction()
+
 # tklab_sim_sources(<var> <file.cu>...): for each CUDA source, a generated .cpp
 # that includes it, so the same file compiles as C++ for the simulator. The
 # .cpp lands in the calling project's build folder, under sim_sources/ and

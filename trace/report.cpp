@@ -4,6 +4,7 @@
 #include "trace/report.h"
 #include "sim/banks.h"
 #include "sim/instructions.h"
+#include "trace/fidelity_summary.h"
 #include "trace/gpu_metrics.h"
 #include "trace/region_stats.h"
 
@@ -574,6 +575,17 @@ void write_summary(LineWriter& w, const Trace& t, const Launch& l, const Summary
         w.line(blank + "limited by DRAM bandwidth: " + megabytes(s.dram_bytes) + " in " + num(s.dram_cycles) + " cycles (its blocks: " +
                num(s.wave_cycles) + ")");
     if (s.launch_overhead_cycles > 0) w.line(blank + "including " + num(s.launch_overhead_cycles) + " cycles of launch overhead");
+    // How far such estimates were from the GPU the cost model was measured on
+    // (trace/fidelity_summary.h): this kernel's, where the report has it.
+    if (!t.from_gpu())
+        if (const FidelitySummary* f = builtin_fidelity(arch_name(t))) {
+            const std::string gpu = f->gpu.rfind("NVIDIA ", 0) == 0 ? f->gpu.substr(7) : f->gpu;
+            std::string mine;
+            for (const FidelityLaunch& x : f->of(t.program, t.variant))
+                mine += (mine.empty() ? "" : ", ") + x.error + (x.wave == "one" ? " at one wave" : " at many");
+            w.line(blank + "against the " + gpu + ": " + (mine.empty() ? "this kernel not measured" : "this kernel " + mine));
+            w.line(blank + f->count + " launches: mean error " + f->mean + ", worst " + f->worst + " (" + f->file + ")");
+        }
     const std::string limit = s.occupancy_limit.empty() ? "?" : clean(s.occupancy_limit);
     const std::string occupancy =
         s.blocks_per_sm > 0 ? num(uint64_t(s.blocks_per_sm)) + " blocks/SM (limited by " + limit + ")"

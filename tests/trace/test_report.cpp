@@ -5,11 +5,13 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <map>
 #include <random>
 #include <sstream>
 #include <string>
 #include <vector>
 
+#include "support/registers_table.h"
 #include "trace/report.h"
 
 using namespace tklab::trace;
@@ -345,6 +347,41 @@ TEST_CASE("report summary, barriers, registers and stalls carry the figures", "[
     CHECK(contains(text, "5 blocks/SM would need at most 96 registers per thread (72 from tiles"));
     CHECK(contains(text, "Stalls ("));
     CHECK(contains(text, "all lines: "));
+}
+
+TEST_CASE("report: the estimate says how far it was from the cost model's GPU, as the committed fidelity report has it", "[trace][report]") {
+    // The report's rows ("  one   gemm   swizzled   7.54 us   7.14 us   +6%  ...") and summary, read here on their own.
+    std::map<std::pair<std::string, std::string>, std::map<std::string, std::string>> errors;  // (program, variant) -> wave -> error
+    std::string mean, worst, count;
+    for (const std::string& line : registers_table::lines_of(registers_table::kRoot / "results" / "fidelity_timing_h100.txt")) {
+        const std::vector<std::string> w = registers_table::words(line);
+        if (w.size() >= 8 && (w[0] == "one" || w[0] == "many") && w[4] == "us") errors[{w[1], w[2]}][w[0]] = w[7];
+        if (w.size() > 10 && w[0] == "Kernel" && w[2] == "mean") mean = w[5], count = w[7], worst = w[10];
+    }
+    REQUIRE(errors.size() >= 20);
+    REQUIRE(!mean.empty());
+    std::mt19937 rng(23);
+    for (int round = 0; round < 6; ++round) {
+        auto it = errors.begin();
+        std::advance(it, rng() % errors.size());
+        Trace t = base_trace();
+        t.program = it->first.first, t.variant = it->first.second;
+        t.launches.push_back(random_launch(rng, t));
+        const std::string text = report(t);
+        INFO(text);
+        CHECK(contains(text, "against the H100 80GB HBM3: this kernel " + it->second["one"] + " at one wave, " + it->second["many"] + " at many"));
+        CHECK(contains(text, count + " launches: mean error " + mean + ", worst " + worst + " (results/fidelity_timing_h100.txt)"));
+    }
+    // A variant outside the set still gets the set's figures; a model without a report, and a GPU's trace, none.
+    Trace t = base_trace();
+    t.variant = "not_in_the_set";
+    t.launches.push_back(random_launch(rng, t));
+    CHECK(contains(report(t), "against the H100 80GB HBM3: this kernel not measured"));
+    t.arch["name"] = "my_gpu";
+    CHECK_FALSE(contains(report(t), "against the"));
+    t.arch["name"] = "h100";
+    t.arch["gpu"] = true;
+    CHECK_FALSE(contains(report(t), "against the"));
 }
 
 TEST_CASE("report: the register estimate's loop addresses, and a likely spill in the summary", "[trace][report]") {
