@@ -50,7 +50,7 @@ struct CostModel {
     int64_t l2_bytes = 0;
     double l2_bytes_per_cycle_per_sm = 1, l2_bytes_per_cycle_one_sm = 1;
     // Bulk tensor copies' reads, every SM at once: L2 serves TMA more than
-    // the load/store unit's ld.global (0 in a model without the figure: as those).
+    // the load/store unit's ld.global (a model without the figure: ld.global's).
     double tma_l2_bytes_per_cycle_per_sm = 0;
     double dram_bytes_per_cycle_per_sm = 1, dram_bytes_per_cycle_one_sm = 1;
     // Writes, every SM at once, per SM (the H100 writes L2 at half its read rate).

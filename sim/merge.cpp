@@ -193,9 +193,9 @@ void Merger::finish(const CostModel& cost, unsigned threads_per_block, uint64_t 
     // than measured (the SM's own paths do not).
     const bool tensor = st.by_op[size_t(Op::mma)] + st.by_op[size_t(Op::wgmma)] > 0;
     st.clock_mhz = tensor ? cost.tensor_clock_mhz : cost.clock_mhz;
-    const double shared_clock = cost.clock_mhz / st.clock_mhz;
     const double active_sms = double(std::min<uint64_t>(nblocks, uint64_t(std::max(cost.sms, 1))));
-    const double sms = double(cost.sms) * shared_clock;
+    // Per-SM rates times this many: the levels' totals per cycle of this launch's clock.
+    const double sms = double(cost.sms) * cost.clock_mhz / st.clock_mhz;
     const double l2_rate = std::min(cost.l2_bytes_per_cycle_per_sm * sms, cost.l2_bytes_per_cycle_one_sm * active_sms);
     const double dram_rate = std::min(cost.dram_bytes_per_cycle_per_sm * sms, cost.dram_bytes_per_cycle_one_sm * active_sms);
     st.dram_bytes = int64_t(memory.footprint) > cost.l2_bytes ? std::min<uint64_t>(memory.footprint, st.global_bytes) : 0;
