@@ -118,6 +118,14 @@ struct Warp {
     uint32_t hoist_seq = 0;
     uint64_t hoist_start = 0;
     uint32_t hoist_count = 0;
+    // A kernel's own loop of loads that only go on to shared memory (one
+    // ld.global site, nothing but st.shared between its visits): ptxas
+    // unrolls it and issues the loads together too. The site, when its run
+    // of loads began, how many, and whether the run still holds.
+    uint32_t loop_load_site = 0;
+    uint64_t loop_load_start = 0;
+    uint32_t loop_load_count = 0;
+    bool loop_load_run = false;
     // Its global stores: when they have left the SM (its exit waits for that,
     // the drain) and when L2 has acknowledged them (the kernel's end waits).
     uint64_t stores_done = 0;

@@ -72,6 +72,19 @@ void Executor::global_access(Op op) {
         if (t0_->op_depth > 0) {
             if (w_.hoist_seq != t0_->op_seq) { w_.hoist_seq = t0_->op_seq; w_.hoist_start = t_; w_.hoist_count = 0; }
             issued = std::min(t_, w_.hoist_start + uint64_t(w_.hoist_count++) * uint64_t(cost_.global_issue_cycles));
+        } else {
+            // The same in a kernel's own loop whose loads only go on to
+            // shared memory (the warp ran nothing but st.shared since this
+            // site's last load), kLoopLoadsTogether at a time: ptxas unrolls
+            // such a loop and issues its loads ahead of the stores (lesson 4's
+            // SASS: 16 LDG before the first STS).
+            constexpr uint32_t kLoopLoadsTogether = 16;
+            if (w_.loop_load_run && w_.loop_load_site == site_ && w_.loop_load_count < kLoopLoadsTogether) {
+                issued = std::min(t_, w_.loop_load_start + uint64_t(w_.loop_load_count++) * uint64_t(cost_.global_issue_cycles));
+            } else {
+                w_.loop_load_site = site_, w_.loop_load_start = t_, w_.loop_load_count = 1;
+            }
+            w_.loop_load_run = true;
         }
         const int latency = streamed ? cost_.global_dram_latency : cost_.global_latency;
         uint64_t ready = 0;

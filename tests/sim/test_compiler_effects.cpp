@@ -327,6 +327,42 @@ TEST_CASE("compiler effects: a tile op's global loads wait one latency together"
     CHECK(double(cycles) < 2.0 * m.global_latency + arithmetic);
 }
 
+// A kernel's own loop: `n` words loaded and stored to shared memory (lesson
+// 4's first loop), with arithmetic between the two when `work`.
+__global__ void loop_load_kernel(const uint32_t* in, int n, int work) {
+    const uint32_t tile = tk::arch::smem_addr(tk::dynamic_shared_memory());
+    for (int i = 0; i < n; ++i) {
+        uint32_t v[1];
+        tk::arch::ld_global<1>(v, in + i * 32 + int(threadIdx.x));
+        if (work) tk::arch::alu(tk::arch::alu_kind::simple, work);
+        tk::arch::st_shared<1>(tile + 4 * uint32_t(i * 32 + int(threadIdx.x)), v);
+    }
+}
+
+TEST_CASE("compiler effects: a loop's loads that only go on to shared memory wait one latency together, 16 at a time", "[sim][memory]") {
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    std::mt19937 rng(37);
+    std::vector<uint32_t> host(64 * 32);
+    for (uint32_t& v : host) v = rng();
+    tk::device_buffer<uint32_t> g(host.size(), host, "g");
+    auto cycles = [&](int n, int work) {
+        tk::launch("loop_load", loop_load_kernel, dim3(1), dim3(32), 64 * 32 * 4, g.data(), n, work);
+        return double(tklab::sim::last_run().stats.max_block_cycles);
+    };
+    for (int round = 0; round < 3; ++round) {
+        const int n = 2 + int(rng() % 15);  // 2..16: one run of loads
+        INFO("n " << n);
+        // ptxas issues the unrolled loop's loads ahead of its stores: one latency, not n.
+        CHECK(cycles(n, 0) < m.global_latency + 40.0 * n);
+        // Arithmetic between a load and its store: each iteration waits its own latency.
+        CHECK(cycles(n, 1) > n * double(m.global_latency));
+    }
+    // Past 16 loads a new run begins: two latencies for 17 to 32.
+    const double two = cycles(17 + int(rng() % 16), 0);
+    CHECK(two > 2.0 * m.global_latency);
+    CHECK(two < 3.0 * m.global_latency);
+}
+
 TEST_CASE("compiler effects: a load that converts waits for its data in the op, at its own line", "[sim][memory][alu]") {
     const int l1 = GENERATE(0, 1);  // with the L1 model off (tklab run --no-l1) and on (as shipped)
     const test_support::l1_model_as l1_model(l1 == 1);
