@@ -100,6 +100,12 @@ TEST_CASE("fidelity results: sim/README.md's error for gemm_hopper at many waves
     CHECK_THAT(one_line(kRoot / "sim" / "README.md"), Catch::Contains("its three variants are within " + std::to_string(worst) + "% of it"));
 }
 
+TEST_CASE("fidelity results: sim/README.md's error for lesson 4 with a loop's loads together is the H100 report's", "[sim][results]") {
+    const int e = std::stoi(error_of("fidelity_timing_h100.txt", "one", "lesson04", "solution"));
+    CHECK(std::abs(e) <= 1);
+    CHECK_THAT(one_line(kRoot / "sim" / "README.md"), Catch::Contains("to within 1% of it (results/fidelity_timing_h100.txt)"));
+}
+
 TEST_CASE("fidelity results: sim/README.md's figures for the L1 model are the H200 reports'", "[sim][results]") {
     const std::string off = "fidelity_timing_h200_no_l1.txt", on = "fidelity_timing_h200.txt";
     const std::string readme = one_line(kRoot / "sim" / "README.md");
