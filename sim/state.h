@@ -113,19 +113,17 @@ struct Warp {
     uint64_t mio_start[kMaxMioQueue] = {};
     uint8_t mio_next = 0;
     uint32_t overhead_seq = 0;  // the tile op call (op_seq) whose per-call overhead was charged last
-    // The tile op whose global loads count as issued together (its op_seq),
-    // from when its first one issued, and how many it has issued.
-    uint32_t hoist_seq = 0;
-    uint64_t hoist_start = 0;
-    uint32_t hoist_count = 0;
-    // A kernel's own loop of loads that only go on to shared memory (one
-    // ld.global site, nothing but st.shared between its visits): ptxas
-    // unrolls it and issues the loads together too. The site, when its run
-    // of loads began, how many, and whether the run still holds.
-    uint32_t loop_load_site = 0;
-    uint64_t loop_load_start = 0;
-    uint32_t loop_load_count = 0;
-    bool loop_load_run = false;
+    // Global loads that count as issued together (global_memory.cpp): a tile
+    // op's (key: its op_seq), or a kernel's own loop's whose loads only go on
+    // to shared memory (key: the load's site, with bit 32 set). From when the
+    // run's first load issued, how many it has, and whether a loop's run
+    // still holds (the warp ran nothing but st.shared since its last load).
+    struct LoadRun {
+        uint64_t key = 0;
+        uint64_t start = 0;
+        uint32_t count = 0;
+        bool open = false;
+    } load_run;
     // Its global stores: when they have left the SM (its exit waits for that,
     // the drain) and when L2 has acknowledged them (the kernel's end waits).
     uint64_t stores_done = 0;

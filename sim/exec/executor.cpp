@@ -108,7 +108,7 @@ void Executor::run() {
     if (ins.warp_synchronous()) catch_up(w_, ins.meet == Meet::member_mask ? mask_ & op0_->mask : mask_);
     finish_event();
     // A run of a loop's loads holds while the warp only stores to shared memory (global_memory.cpp).
-    if (op != Op::st_shared && !(op == Op::ld_global && t0_->op_depth == 0)) w_.loop_load_run = false;
+    if (op != Op::st_shared && !(op == Op::ld_global && t0_->op_depth == 0)) w_.load_run.open = false;
     w_.last_op = op;
     w_.last_file = t0_->kfile;
     w_.last_line = t0_->kline;

@@ -68,24 +68,18 @@ void Executor::global_access(Op op) {
         // and math that use them (ptxas schedules across the op's unrolled
         // loop); the simulator runs them in program order, so each load's data
         // comes as if issued right after the op's first.
-        uint64_t issued = t_;
-        if (t0_->op_depth > 0) {
-            if (w_.hoist_seq != t0_->op_seq) { w_.hoist_seq = t0_->op_seq; w_.hoist_start = t_; w_.hoist_count = 0; }
-            issued = std::min(t_, w_.hoist_start + uint64_t(w_.hoist_count++) * uint64_t(cost_.global_issue_cycles));
-        } else {
-            // The same in a kernel's own loop whose loads only go on to
-            // shared memory (the warp ran nothing but st.shared since this
-            // site's last load), kLoopLoadsTogether at a time: ptxas unrolls
-            // such a loop and issues its loads ahead of the stores (lesson 4's
-            // SASS: 16 LDG before the first STS).
-            constexpr uint32_t kLoopLoadsTogether = 16;
-            if (w_.loop_load_run && w_.loop_load_site == site_ && w_.loop_load_count < kLoopLoadsTogether) {
-                issued = std::min(t_, w_.loop_load_start + uint64_t(w_.loop_load_count++) * uint64_t(cost_.global_issue_cycles));
-            } else {
-                w_.loop_load_site = site_, w_.loop_load_start = t_, w_.loop_load_count = 1;
-            }
-            w_.loop_load_run = true;
-        }
+        // The same in a kernel's own loop whose loads only go on to shared
+        // memory (the warp ran nothing but st.shared since this site's last
+        // load), kLoopLoadsTogether at a time: ptxas unrolls such a loop and
+        // issues its loads ahead of the stores (lesson 4's SASS: 16 LDG
+        // before the first STS).
+        constexpr uint32_t kLoopLoadsTogether = 16;
+        const bool in_op = t0_->op_depth > 0;
+        Warp::LoadRun& run = w_.load_run;
+        const uint64_t key = in_op ? uint64_t(t0_->op_seq) : (uint64_t(1) << 32 | site_);
+        if (run.key != key || (!in_op && (!run.open || run.count >= kLoopLoadsTogether))) run = {key, t_, 0, false};
+        const uint64_t issued = std::min(t_, run.start + uint64_t(run.count++) * uint64_t(cost_.global_issue_cycles));
+        run.open = true;
         const int latency = streamed ? cost_.global_dram_latency : cost_.global_latency;
         uint64_t ready = 0;
         if (cost_.l1_modelled) {
