@@ -20,7 +20,6 @@ std::vector<FidelityLaunch> FidelitySummary::of(const std::string& program, cons
 std::optional<FidelitySummary> parse_fidelity_report(const std::string& text, const std::string& file) {
     FidelitySummary f;
     f.file = file;
-    std::map<std::string, std::string> sizes;  // "program variant wave" -> size
     std::istringstream in(text);
     for (std::string line; std::getline(in, line);) {
         std::istringstream ws(line);
@@ -28,13 +27,9 @@ std::optional<FidelitySummary> parse_fidelity_report(const std::string& text, co
         for (std::string x; ws >> x;) w.push_back(x);
         if (const size_t at = line.find("GPU: "); f.gpu.empty() && at != std::string::npos && line.rfind("tklab timing fidelity report", 0) == 0)
             f.gpu = line.substr(at + 5, line.find(" (", at) - at - 5);
-        // "== gemm swizzled, one wave (M=768,N=704,K=1024)"
-        if (w.size() == 6 && w[0] == "==" && w[2].back() == ',' && w[4] == "wave" + std::string(w[3] == "many" ? "s" : "") &&
-            w[5].size() > 2 && w[5].front() == '(')
-            sizes[w[1] + " " + w[2].substr(0, w[2].size() - 1) + " " + w[3]] = w[5].substr(1, w[5].size() - 2);
         // "  one   gemm  swizzled  7.54 us  7.14 us  +6%  hot lines ..."
         if (w.size() >= 8 && (w[0] == "one" || w[0] == "many") && w[4] == "us" && w[6] == "us" && w[7].back() == '%')
-            f.launches.push_back({w[1], w[2], w[0], sizes[w[1] + " " + w[2] + " " + w[0]], w[7]});
+            f.launches.push_back({w[1], w[2], w[0], w[7]});
         // "Kernel time: mean absolute error 10% over 52 launches, worst 27% (lesson04 solution one). Hot lines: ..."
         if (w.size() > 10 && w[0] == "Kernel" && w[2] == "mean" && w[6] == "over" && w[9] == "worst")
             f.mean = w[5], f.count = w[7], f.worst = w[10];

@@ -13,7 +13,6 @@ namespace tklab::trace {
 struct FidelityLaunch {
     std::string program, variant;
     std::string wave;     // "one" or "many"
-    std::string size;     // "M=768,N=704,K=1024"
     std::string error;    // the simulator's kernel time against the GPU's: "+6%"
 };
 
