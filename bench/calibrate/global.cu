@@ -248,6 +248,26 @@ __global__ void __launch_bounds__(1024, 1) stream_write(uint4* dst, size_t n16, 
     for (; k < total; k += stride) __stcg(dst + (k & mask), v);
 }
 
+// Streaming write in a register tile's pattern (tk::store of an rt_fl): each
+// st.global.v2.b32 puts 8 bytes per lane in 8 rows, 4 lanes (32 bytes) a row,
+// so an instruction touches 8 lines, one sector each, instead of 4 whole
+// lines. A 16x16 fragment takes 4 such stores. Rows are `row_words` 32-bit
+// words long; fragment f of a pass starts at row 16 * (f / fragments_per_row).
+__global__ void __launch_bounds__(1024, 1) stream_write_fragments(uint32_t* dst, size_t n_words, size_t row_words, int passes) {
+    const int lane = threadIdx.x % 32;
+    const size_t warp = (blockIdx.x * size_t(blockDim.x) + threadIdx.x) / 32, warps = size_t(gridDim.x) * blockDim.x / 32;
+    const size_t per_row = row_words / 16, fragments = n_words / 256, total = size_t(passes) * fragments;
+    const uint32_t a = uint32_t(warp), b = 1u;
+    for (size_t f = warp; f < total; f += warps) {
+        const size_t g = f % fragments, row = 16 * (g / per_row) + lane / 4, col = 16 * (g % per_row) + 2 * (lane % 4);
+        uint32_t* p = dst + row * row_words + col;
+        asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p), "r"(a), "r"(b) : "memory");
+        asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p + 8 * row_words), "r"(a), "r"(b) : "memory");
+        asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p + 8), "r"(a), "r"(b) : "memory");
+        asm volatile("st.global.v2.b32 [%0], {%1, %2};" ::"l"(p + 8 * row_words + 8), "r"(a), "r"(b) : "memory");
+    }
+}
+
 // Streaming copy: each thread reads 4 independent 16-byte words of src
 // (ld.global.cg) and writes them to dst (st.global.cg), `passes` sweeps over
 // n16 words: reads and writes in flight together, as a memory-bound kernel's
@@ -361,6 +381,26 @@ void run_stores(Ctx& c) {
                                    "bytes / event time / SMs / SM clock; median of 5", mib, passes);
         c.add(name, gbs * per_sm, "B/cycle/SM", m, 2, 128);
     }
+    // The same bytes in a register tile's store pattern (8 lines of one sector
+    // each an instruction): whether L2 and DRAM take sector-sized writes at the
+    // rate of whole lines. Rows of 4096 words (16 KiB), as a wide fp32 output.
+    auto fragments = [&](char* dst, size_t bytes, int passes) {
+        return median_runs(5, [&] {
+            CK(cudaEventRecord(e0));
+            stream_write_fragments<<<c.sms * 2, 1024>>>(reinterpret_cast<uint32_t*>(dst), bytes / 4, 4096, passes);
+            CK(cudaEventRecord(e1));
+            CK_LAUNCH();
+            float ms = 0;
+            CK(cudaEventElapsedTime(&ms, e0, e1));
+            return double(bytes) * passes / (ms * 1e-3) / 1e9;
+        });
+    };
+    std::snprintf(m, sizeof m, "whole GPU, 2 x 1024 threads per SM write an 8 MiB buffer (in L2) 200 times as 16x16 fp32 fragments "
+                               "(st.global.v2.b32: 8 rows x 32 B an instruction); bytes / event time / SMs / SM clock; median of 5");
+    c.add("global.l2_write_bytes_per_cycle_per_sm_fragments", fragments(c.d_small, c.small_bytes, 200) * per_sm, "B/cycle/SM", m, 2, 128);
+    std::snprintf(m, sizeof m, "whole GPU, 2 x 1024 threads per SM write 2048 MiB once as 16x16 fp32 fragments "
+                               "(st.global.v2.b32: 8 rows x 32 B an instruction); bytes / event time / SMs / SM clock; median of 5");
+    c.add("global.write_bytes_per_cycle_per_sm_2048MiB_fragments", fragments(c.d_big, c.big_bytes, 1) * per_sm, "B/cycle/SM", m, 2, 128);
     // One SM alone writing L2 (a block on one SM; the whole GPU's bytes per cycle, here one SM's).
     for (int threads : {1024, 128}) {
         const double gbs = whole_gpu(c.d_small, c.small_bytes, 2, 1, threads);
