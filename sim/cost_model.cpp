@@ -96,6 +96,7 @@ CostModel CostModel::load(const std::string& name_or_path) {
     m.lsu_cycles_per_line = get_rate(j, "lsu.cycles_per_line");
     m.lsu_st_cycles_per_line = get_rate(j, "lsu.st_cycles_per_line");
     m.lsu_queue_depth = get_int(j, "lsu.queue_depth");
+    if (j.contains("constant")) m.constant_miss_cycles = get_int(j, "constant.miss_cycles");
     m.l1_shared_bytes_per_sm = get(j, "memory.l1_shared_bytes_per_sm").get<int64_t>();
     if (!j["memory"].contains("shared_carveouts_kb") || !j["memory"]["shared_carveouts_kb"].is_array() || j["memory"]["shared_carveouts_kb"].empty())
         throw std::runtime_error("cost model: missing field 'memory.shared_carveouts_kb' (a list of KiB, smallest first)");

@@ -26,6 +26,7 @@ const char* stall_name(Stall s) {
     case Stall::selected: return "selected";
     case Stall::drain: return "drain";
     case Stall::lg_throttle: return "lg_throttle";
+    case Stall::imc_miss: return "imc_miss";
     case Stall::not_selected: return "not_selected";
     case Stall::count_: break;
     }

@@ -34,6 +34,7 @@ enum class Stall : uint8_t {
     drain,               // at exit, until the warp's global stores have left the SM
     not_selected,        // arithmetic ready, the sub-partition issuing other warps' (Nsight's "not_selected")
     lg_throttle,         // global load or store: the SM's queue for its load/store unit is full
+    imc_miss,            // the kernel's parameters not yet in the SM's constant cache (a first-wave block's first instruction)
     count_
 };
 const char* stall_name(Stall s);

@@ -168,6 +168,20 @@ void snapshot(const SnapshotPart& part) {
     if ((it->lanes_seen & w.live) == w.live) pending.erase(it);  // every live lane has given its part
 }
 
+namespace {
+// When a region a warp opens begins. A marker reads a __constant__ on the
+// GPU (tk/ops/warp/debug/region.h) before its clocks: the first one of a
+// first-wave block's warp, before its first instruction, waits there for the
+// constant cache (Executor::constants_fetched), so its region begins after
+// that wait, as the GPU's does, and the first instruction finds it done.
+uint64_t region_clock(Block& b, Warp& w) {
+    if (b.cost->constant_miss_cycles <= 0 || !b.first_wave || w.seq > 0) return w.clock;
+    uint64_t& ready = b.sm->constants_ready;
+    if (ready == 0) ready = w.clock + uint64_t(b.cost->constant_miss_cycles);
+    return std::max(w.clock, ready);
+}
+} // namespace
+
 int64_t region_begin(const char* name, const char* file, int line) {
     Thread* t = g_cur;
     if (!t) return -1;
@@ -180,7 +194,7 @@ int64_t region_begin(const char* name, const char* file, int line) {
     auto it = pending.find(key);
     if (it == pending.end()) {  // the warp's first lane here: the region begins now
         RegionRecord r;
-        r.begin = r.end = w.clock;
+        r.begin = r.end = region_clock(b, w);
         r.warp = uint16_t(w.id);
         r.name = uint16_t(b.out->region_names(name, 0));
         r.loc = b.out->region_locs(file, line);

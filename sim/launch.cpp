@@ -361,6 +361,7 @@ const RunResult& launch(const std::string& kernel, Dim3 grid, Dim3 block, size_t
     // the cached one stays as its file says).
     CostModel cost = cost_model(options().arch);
     if (options().l1 >= 0) cost.l1_modelled = options().l1 == 1;
+    if (!options().constant_miss) cost.constant_miss_cycles = 0;
     const size_t max_smem = 227 * 1024;
     if (smem_bytes > max_smem)
         throw SimError(ErrorKind::usage, "kernel " + kernel + " asks for " + std::to_string(smem_bytes) +

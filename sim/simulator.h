@@ -17,6 +17,10 @@ struct Options {
     // The L1 model (sim/README.md, "L1") on or off whatever the cost model
     // says (-1: as it says; the shipped models have it on; tklab run --no-l1 turns it off).
     int l1 = -1;
+    // The constant cache's miss at a launch's first blocks (sim/README.md,
+    // "The constant cache"), as the cost model says; false leaves it out
+    // (tests of other mechanics, which count from a first instruction at 0).
+    bool constant_miss = true;
     // The SM count multiprocessors() reports (0: the cost model's). A small one
     // makes a persistent kernel walk several work items per block in a small run.
     int sms = 0;

@@ -365,6 +365,9 @@ struct SmPipes {
     std::deque<LsuEntry> lsu_queue;
     int lsu_queued_lines = 0;
     L1Cache l1;
+    // When the kernel's parameters are in its constant cache: 0 until the
+    // first warp of a first-wave block asks for them (Executor::run).
+    uint64_t constants_ready = 0;
     // It has issued tensor-core instructions (mma.sync, wgmma): from then on
     // it runs at the launch's tensor clock (MemoryPath::tensor_clock_scale).
     bool tensor_clock = false;

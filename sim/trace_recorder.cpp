@@ -62,6 +62,7 @@ TraceRecorder::TraceRecorder(RecorderOptions opt) : opt_(std::move(opt)), agg_(s
     trace_.seed = opt_.seed;
     trace_.arch = trace::json::parse(CostModel::load(options().arch).source_json);
     if (options().l1 >= 0) trace_.arch["l1_modelled"] = options().l1 == 1;  // as the run had it (tklab run --l1 / --no-l1)
+    if (!options().constant_miss && trace_.arch.contains("constant")) trace_.arch["constant"]["miss_cycles"] = 0;
     trace_.recording = opt_.recording;
     for (int i = 0; i < int(Op::count_); ++i) trace_.ops.push_back(op_name(Op(i)));
     for (int i = 0; i < int(Stall::count_); ++i) trace_.stalls.push_back(stall_name(Stall(i)));

@@ -38,17 +38,22 @@ RegionStats region_stats(const Trace& t, const Launch& l) {
             s.outside += time > held ? time - held : 0;
             ++s.blocks;
         } else {
-            const uint64_t time = b.cycles * l.warps_per_block();
-            s.warp_time += time;
-            uint64_t held = 0;
+            // The same span as the GPU's, so that the shares compare: not the
+            // block's cycles, whose start (a first-wave block's wait for its
+            // parameters) and end (its stores' drain) no marker measures.
+            uint64_t first = UINT64_MAX, last = 0, held = 0;
             for (const Region& g : b.regions) {
                 ++s.regions;
                 if (g.open) ++s.open;
                 else add(g.name, g.begin, g.end, g.loc);
                 if (g.depth == 0) held += span(g.begin, g.end);
+                first = std::min(first, g.begin), last = std::max(last, g.open ? b.cycles : g.end);
             }
+            if (b.regions.empty()) continue;
+            const uint64_t time = span(first, last) * l.warps_per_block();
+            s.warp_time += time;
             s.outside += time > held ? time - held : 0;
-            if (!b.regions.empty()) ++s.blocks;
+            ++s.blocks;
         }
     }
     std::stable_sort(s.rows.begin(), s.rows.end(), [](const RegionStat& a, const RegionStat& b) { return a.total > b.total; });

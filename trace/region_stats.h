@@ -22,9 +22,10 @@ struct RegionStats {
     uint64_t regions = 0;          // every region, open ones included
     uint64_t open = 0;             // never closed (the run stopped inside them)
     uint64_t blocks = 0;           // blocks with at least one region
-    // The warps' time the shares divide by: per block, its warps times its
-    // span (GPU: first region's begin to last region's end, since a GPU run
-    // has no other clock; simulator: cycle 0 to the block's end).
+    // The warps' time the shares divide by: per block with regions, its warps
+    // times its span, its first region's begin to its last region's end (a
+    // GPU run has no other clock; the simulator's is measured the same way,
+    // so that the two compare).
     uint64_t warp_time = 0;
     // Of it, the time each warp spent in no region (its outermost regions'
     // cycles taken away): between markers, before the first, after the last.

@@ -928,6 +928,7 @@ void write_stall_totals(LineWriter& w, const Trace& t, const Summary& s) {
                            : name == "drain"  ? "   (at exit: stores still leaving the SM)"
                            : name == "not_selected" ? "   (arithmetic ready, other warps issuing)"
                            : name == "lg_throttle" ? "   (the SM's queue of global loads and stores full)"
+                           : name == "imc_miss" ? "   (the launch's parameters not yet in the SM's constant cache)"
                                               : "";
         w.line("    " + pad(fit(name, 24), 24) + buf + note);
     }

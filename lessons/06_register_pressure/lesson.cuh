@@ -63,12 +63,12 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 #if !defined(TK_GPU)
 // The goal's two halves, from the tile sizes' runs at 256 x 256 x 64 (the
 // check's last size; README.md, "What the three choices cost"): the slowest
-// block takes 25065 cycles with 16x16 warp tiles, 12907 with 32x32 and 9565
+// block takes 25383 cycles with 16x16 warp tiles, 13225 with 32x32 and 9883
 // with 64x64; 9, 5 and 2 blocks fit on an SM. At least 4 blocks (16 warps
 // to hide each other's waits) and at most 13500 cycles: 32x32 meets both,
 // 16x16 misses the cycles, 64x64 the blocks. (32x64 and 64x32, 3 blocks and
-// about 10900-11600 cycles, miss the blocks; 16x64 and 64x16, 4 blocks and
-// 14422 and 16847 cycles, miss the cycles; the README compares.)
+// about 11200-11900 cycles, miss the blocks; 16x64 and 64x16, 4 blocks and
+// 14740 and 17165 cycles, miss the cycles; the README compares.)
 constexpr int kMinBlocksPerSm = 4;
 constexpr uint64_t kMaxCycles = 13500;
 

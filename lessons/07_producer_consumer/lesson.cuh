@@ -90,10 +90,10 @@ inline tk::host::program_def<Data> program_def(std::vector<std::pair<std::string
 // blocks with 8 k-steps; the goal is read on the last.
 //
 // The goal, measured in the simulator at M = N = 128, K = 512 (h100 cost
-// model, measured figures): the solution (3 stages) spends 47.8% of its warp
-// time waiting at barriers, and its slowest block takes 9292 cycles; the same
+// model, measured figures): the solution (3 stages) spends 46.3% of its warp
+// time waiting at barriers, and its slowest block takes 9610 cycles; the same
 // kernel with one stage (wrong/one_stage.cuh, `--variant one_stage`: load,
-// compute, load, compute) waits 59.8% of the time and takes 11728 cycles.
+// compute, load, compute) waits 58.2% of the time and takes 12046 cycles.
 // (One producer warp's copies are the bottleneck either way: README.md.)
 // Waits on an mbarrier by the consumer warps (0-3), in the run's kept blocks.
 inline uint64_t consumer_waits(const tklab::lessons::Symptom& s) {

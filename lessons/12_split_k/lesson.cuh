@@ -291,7 +291,7 @@ inline tklab::lessons::Goal faster_than_one_slice(double ratio, tk::host::dims_t
 }
 
 // The goal's figures, read off its why ("GEMM 48989) on 64 blocks, S = 16;
-// one slice: 42003 cycles"); nothing when the goal was not this one.
+// one slice: 42321 cycles"); nothing when the goal was not this one.
 struct GoalFigures {
     uint64_t gemm = 0, one_slice = 0;
     int slices = 0;

@@ -82,7 +82,7 @@ std::string sim_stall_for(const std::string& gpu_reason) {
     const std::string r = parse_stall_reason(gpu_reason).name;
     // The simulator's names were chosen to be Nsight Compute's (sim/events.h):
     // where it models the same wait, the name is the same.
-    for (const char* same : {"barrier", "long_scoreboard", "short_scoreboard", "mio_throttle", "math_pipe_throttle", "wait", "selected", "not_selected", "drain", "lg_throttle"})
+    for (const char* same : {"barrier", "long_scoreboard", "short_scoreboard", "mio_throttle", "math_pipe_throttle", "wait", "selected", "not_selected", "drain", "lg_throttle", "imc_miss"})
         if (r == same) return r;
     return "";
 }

@@ -62,6 +62,14 @@ TMA_FIELDS = {
     "memory.tma_l2_bytes_per_cycle_per_sm": ("tma.load_bytes_per_cycle_all_sms_l2_4issuers", lambda v: round(v, 2),
                                              "every SM loading boxes with TMA at once, four issuing threads each: L2's bandwidth over the SMs for bulk copies"),
 }
+# The constant cache's miss at a launch's first blocks (bench/calibrate/frontend.cu,
+# in calibration_frontend_NAME.json beside the calibration), where a run has it;
+# until then the model's value is estimated from the GPU's PC samples
+# (scripts/fidelity/constant_miss.sh) and listed as estimated.
+CONSTANT_FIELDS = {
+    "constant.miss_cycles": ("constant.parameter_first_use_cycles", lambda v: round(v),
+                             "a kernel parameter's first use at the kernel's start, one warp: the wait for the constant cache"),
+}
 # A later wave's block: the SM's gap between a block's end and the next one's
 # start in its place (scripts/gpu/launch_overhead.sh, block_gaps), where the
 # launch figures have it.
@@ -314,6 +322,9 @@ def main():
         figs.update({f["name"]: f for f in json.load(open(beside("async")))["figures"] if f["name"] not in figs})
     fields.update({k: v for k, v in LSU_FIELDS.items() if v[0] in figs})
     fields.update({k: v for k, v in TMA_FIELDS.items() if v[0] in figs})
+    if os.path.exists(beside("frontend")):
+        figs.update({f["name"]: f for f in json.load(open(beside("frontend")))["figures"] if f["name"] not in figs})
+    fields.update({k: v for k, v in CONSTANT_FIELDS.items() if v[0] in figs})
     fields.update({k: v for k, v in TURNAROUND_FIELDS.items() if v[0] in figs})
     ov = beside("overhead")
     ov_figs = {f["name"]: f for f in json.load(open(ov))["figures"]} if os.path.exists(ov) else None
@@ -410,7 +421,7 @@ def main():
     arch["estimated"] = sorted(k for k in ["issue_cycles", "global.issue_cycles", "base_registers_per_thread", "registers_per_loop_address",
                                            "registers_from_shared_share", "registers_run_base", "registers_per_run_address",
                                            "memory.l1_shared_bytes_per_sm", "memory.shared_carveouts_kb", "lsu.cycles_per_line", "tensor_clock_mhz", *LSU_FIELDS,
-                                           "lsu.st_cycles_per_line", "lsu.queue_depth",
+                                           "lsu.st_cycles_per_line", "lsu.queue_depth", "constant.miss_cycles",
                                            *(f"alu.{kind}.instructions" for kind in ALU_INSTRUCTIONS)] if k not in measured)
     with open(arch_path, "w") as f:
         json.dump(arch, f, indent=2)

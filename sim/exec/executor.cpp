@@ -58,6 +58,7 @@ void Executor::run() {
         begin_event(op);
         seq_ = ++w_.seq;
         site_ = make_site(trace().events[size_t(ev_)].loc, op);
+        if (seq_ == 1) constants_fetched();
         issue_overhead(op);  // (addresses do not wait for loaded data)
         visit_global_site(op);
         // Its data comes later: the warp yields until then (Warp::yielded),
@@ -161,6 +162,21 @@ Executor::Hoisted Executor::addresses_hoisted() {
         return Hoisted::none;
     }
     return gshift == 0 && s.last[i].tile == a.tile ? Hoisted::all : Hoisted::instruction;
+}
+
+// A launch's parameters (and the constants the compiler puts beside them)
+// come to an SM's constant cache with its first blocks: the first of their
+// warps to run asks for them, and every warp of those blocks waits at its
+// first instruction until they come (Nsight's imc_miss, which PC sampling
+// puts on the kernel's first lines at one wave and hardly at all at many).
+// Blocks of later waves find them there. The code before the first
+// instruction (index arithmetic) is where the GPU reads them: the simulator
+// has nothing there, so the wait shows at its first instruction.
+void Executor::constants_fetched() {
+    if (cost_.constant_miss_cycles <= 0 || !b_.first_wave) return;
+    uint64_t& ready = b_.sm->constants_ready;
+    if (ready == 0) ready = t_ + uint64_t(cost_.constant_miss_cycles);
+    wait_until(ready, Stall::imc_miss);
 }
 
 // The instructions around a tile op's memory instruction, measured per

@@ -223,6 +223,8 @@ private:
     // The address arithmetic and checks nvcc adds around a tile op's memory
     // instruction (the cost model's "overhead"), issued before it.
     void issue_overhead(Op op);
+    // A first-wave block's warp waits for the launch's parameters (constant_miss_cycles).
+    void constants_fetched();
     enum class Hoisted { none, instruction, all };  // no arithmetic: for this instruction's addresses, or the whole call's
     Hoisted addresses_hoisted();
     void arithmetic_stalls(double issuing, double own, double slot);

@@ -316,12 +316,15 @@ TEST_CASE("timing fidelity: regions' shares, and the time in no region last, on 
     Pair p = make_pair(17, 1, 3);
     p.gpu.arch = {{"gpu", true}};
     for (auto* t : {&p.sim, &p.gpu}) t->op_names = {"", "main loop", "store"};
-    // The simulator: one block of one warp, 1000 cycles: main loop 100..800, store 800..900.
+    // The simulator: one block of one warp, 1000 cycles: main loop 100..600, store 800..900.
+    // Both sides' shares are of the span from the first region's begin to the
+    // last one's end: what is before 100 (a first-wave block's wait for its
+    // parameters) and after 900 (the stores' drain) is in none of them.
     tklab::trace::Launch& sl = p.sim.launches[0];
     sl.block = {32, 1, 1};
     sl.blocks.resize(1);
     sl.blocks[0].cycles = 1000;
-    sl.blocks[0].regions = {{100, 800, 1, 1, 0, 0, false}, {800, 900, 2, 2, 0, 0, false}};
+    sl.blocks[0].regions = {{100, 600, 1, 1, 0, 0, false}, {800, 900, 2, 2, 0, 0, false}};
     // The GPU: one block of one warp: main loop 0..600, store 700..800 (100 cycles between them).
     tklab::trace::Launch gl;
     gl.kernel = "lesson07";
@@ -338,13 +341,13 @@ TEST_CASE("timing fidelity: regions' shares, and the time in no region last, on 
     const auto& r = f.launches[0].regions;
     REQUIRE(r.size() == 3);
     CHECK(r[0].name == "main loop");
-    CHECK(*r[0].sim == Approx(0.7));
+    CHECK(*r[0].sim == Approx(0.625));
     CHECK(*r[0].gpu == Approx(0.75));
     CHECK(r[1].name == "store");
-    CHECK(*r[1].sim == Approx(0.1));
+    CHECK(*r[1].sim == Approx(0.125));
     CHECK(*r[1].gpu == Approx(0.125));
     CHECK(r[2].name == "(in no region)");
-    CHECK(*r[2].sim == Approx(0.2));    // before 100 and after 900
+    CHECK(*r[2].sim == Approx(0.25));   // between 600 and 800
     CHECK(*r[2].gpu == Approx(0.125));  // between 600 and 700
     CHECK_THAT(table_of(f), Catch::Contains("(in no region)"));
 }

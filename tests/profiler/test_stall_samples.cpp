@@ -253,7 +253,7 @@ TEST_CASE("stall samples: GPU reasons beside the simulator's", "[profiler][stall
 
     // The same wait, the same name; with CUPTI's prefix or without, issued or not.
     for (const char* r : {"long_scoreboard", "short_scoreboard", "barrier", "mio_throttle", "math_pipe_throttle", "wait", "selected", "not_selected", "drain",
-                          "lg_throttle"}) {
+                          "lg_throttle", "imc_miss"}) {
         INFO(r);
         CHECK(sim_stall_for(r) == r);
         CHECK(sim_stall_for(P + r) == r);
@@ -262,7 +262,7 @@ TEST_CASE("stall samples: GPU reasons beside the simulator's", "[profiler][stall
     }
     // The hardware's own states, which the simulator does not model.
     for (const char* r : {"membar", "branch_resolving", "dispatch_stall",
-                          "sleeping", "tex_throttle", "no_instructions", "misc", "imc_miss", "none", "mbarrier", ""}) {
+                          "sleeping", "tex_throttle", "no_instructions", "misc", "none", "mbarrier", ""}) {
         INFO(r);
         CHECK(sim_stall_for(r).empty());
     }

@@ -4,6 +4,7 @@
 // sharing a sub-partition's issue slot, a tile op's global loads issued
 // together, and a warp's exit waiting for its stores to drain.
 #include "support/bug_finders_off.h"
+#include "support/constant_miss.h"
 #include <catch2/catch.hpp>
 
 #include <random>
@@ -217,6 +218,7 @@ TEST_CASE("compiler effects: an element function's ex2_approx calls are charged 
 }
 
 TEST_CASE("compiler effects: warps on one sub-partition take turns at its issue slot", "[sim][alu]") {
+    test_support::constant_miss_as no_miss(false);  // (a first-wave block waits for the parameters first)
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     const int n = 32;
     // 16 warps: four on each sub-partition. Division's throughput is a third
@@ -311,6 +313,7 @@ TEST_CASE("compiler effects: an instruction that waits for two reasons counts ea
 }
 
 TEST_CASE("compiler effects: a tile op's global loads wait one latency together", "[sim][memory]") {
+    test_support::constant_miss_as no_miss(false);  // (a first-wave block waits for the parameters first)
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     std::mt19937 rng(31);
     std::vector<tk::bf16> host(64 * 64);
@@ -340,6 +343,7 @@ __global__ void loop_load_kernel(const uint32_t* in, int n, int work) {
 }
 
 TEST_CASE("compiler effects: a loop's loads that only go on to shared memory wait one latency together, 16 at a time", "[sim][memory]") {
+    test_support::constant_miss_as no_miss(false);  // (a first-wave block waits for the parameters first)
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     std::mt19937 rng(37);
     std::vector<uint32_t> host(64 * 32);
@@ -446,6 +450,7 @@ TEST_CASE("compiler effects: a warp_row map is charged as a tile's and waits for
 }
 
 TEST_CASE("compiler effects: a warp's exit waits for its stores to drain", "[sim][memory]") {
+    test_support::constant_miss_as no_miss(false);  // (a first-wave block waits for the parameters first)
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     tk::device_buffer<uint32_t> out(32 * 64, "out");
     tk::launch("store", store_kernel, dim3(1), dim3(32), 0, out.data(), 0);

@@ -8,6 +8,7 @@
 #include <cmath>
 #include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <map>
@@ -807,4 +808,27 @@ TEST_CASE("cost model: the READMEs' SASS counts around tile ops are the calibrat
     CHECK_THAT(arch, Catch::Contains(g(m.ov_cp_async_loop.per_instruction) + " around each cp.async and " + g(m.ov_cp_async_loop.per_call) + " per call"));
     CHECK_THAT(sim, Catch::Contains("(" + g(m.ov_cp_async_loop.per_call) + " a call and " + g(m.ov_cp_async_loop.per_instruction) + " a `cp.async`, against " +
                                     g(m.ov_cp_async.per_call) + " and " + g(m.ov_cp_async.per_instruction) + " when"));
+}
+
+TEST_CASE("cost model: the constant cache's miss is the estimate from the H100's PC samples, as sim/arch/README.md says", "[sim][cost_model]") {
+    // results/constant_miss_h100.txt (scripts/fidelity/constant_miss.sh): the
+    // miss that gives each one-wave launch the GPU's imc_miss share, and their
+    // median, the estimate both models take until a calibration run measures it.
+    std::ifstream in(project_root() / "results/constant_miss_h100.txt");
+    REQUIRE(in.good());
+    const std::string text{std::istreambuf_iterator<char>(in), {}};
+    const size_t at = text.find("constant.miss_cycles: median ");
+    REQUIRE(at != std::string::npos);
+    const int median = std::stoi(text.substr(at + std::strlen("constant.miss_cycles: median ")));
+    CHECK(median > 100);  // an L2 round trip or more, not a few cycles
+    for (const char* arch : {"h100", "h200"}) {
+        INFO(arch);
+        CHECK(tklab::sim::CostModel::load(arch).constant_miss_cycles == median);
+    }
+    const std::string says = "median " + std::to_string(median) + " cycles";
+    INFO("sim/arch/README.md should say: " << says);
+    CHECK(one_line(project_root() / "sim/arch/README.md").find(says) != std::string::npos);
+    const std::string model = std::to_string(median) + " cycles in the shipped models";
+    INFO("sim/README.md should say: " << model);
+    CHECK(one_line(project_root() / "sim/README.md").find(model) != std::string::npos);
 }

@@ -6,6 +6,7 @@
 // data taking the issue slot only when the data comes, and occupancy by registers found before the
 // blocks run, without the probe's stores reaching memory.
 #include "support/bug_finders_off.h"
+#include "support/constant_miss.h"
 #include <catch2/catch.hpp>
 
 #include <fcntl.h>
@@ -192,6 +193,7 @@ TEST_CASE("SM model: blocks are dealt to SMs in groups, full waves first, the la
 }
 
 TEST_CASE("SM model: blocks on one SM share its shared-memory pipe", "[sim][sm]") {
+    test_support::constant_miss_as no_miss(false);  // (a first-wave block waits for the parameters first)
     TK_TEST_WITHOUT_MEMORY_CHECKS;  // the loads read shared memory nothing wrote: only their banks matter
     sms_as one_sm(1);
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
@@ -218,6 +220,7 @@ TEST_CASE("SM model: blocks on one SM share its shared-memory pipe", "[sim][sm]"
 }
 
 TEST_CASE("SM model: a resident block hides another's load latency", "[sim][sm]") {
+    test_support::constant_miss_as no_miss(false);  // (a first-wave block waits for the parameters first)
     sms_as one_sm(1);
     for (unsigned seed = 1; seed <= 2; ++seed) {
         const int n = 8 * int(seed);
@@ -244,6 +247,7 @@ TEST_CASE("SM model: a resident block hides another's load latency", "[sim][sm]"
 }
 
 TEST_CASE("SM model: a block of the next wave starts in the slot another leaves, at that cycle", "[sim][sm]") {
+    test_support::constant_miss_as no_miss(false);  // (a first-wave block waits for the parameters first)
     sms_as one_sm(1);
     std::mt19937 rng(53);
     // Two slots (shared memory allows two blocks), three blocks: block 0 is
@@ -272,6 +276,7 @@ TEST_CASE("SM model: a block of the next wave starts in the slot another leaves,
 }
 
 TEST_CASE("SM model: an SM's first-wave blocks start a round of the dispatcher's dealing apart", "[sim][sm]") {
+    test_support::constant_miss_as no_miss(false);  // (a first-wave block waits for the parameters first)
     // The GPU deals a launch's first blocks one at a time, one to each SM in
     // turn (launch.dispatch_cycles_per_block each): an SM's second block
     // starts a round, sms x that, after its first. Two one-warp blocks per
@@ -293,6 +298,7 @@ TEST_CASE("SM model: an SM's first-wave blocks start a round of the dispatcher's
 }
 
 TEST_CASE("SM model: warps of resident blocks share their sub-partition's tensor pipe", "[sim][sm]") {
+    test_support::constant_miss_as no_miss(false);  // (a first-wave block waits for the parameters first)
     sms_as one_sm(1);
     const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
     const int n = 64;
@@ -524,6 +530,7 @@ TEST_CASE("SM model: a failing block among blocks on one SM is the one reported,
         INFO(blocks << " blocks, block " << bad << " faults");
         std::vector<uint32_t> host(64, 1);
         tk::device_buffer<uint32_t> buf(host.size(), host, "buf");
+        const bool kept = tklab::sim::options().keep_blocks;
         tklab::sim::options().keep_blocks = true;
         std::string msg;
         try {
@@ -531,7 +538,7 @@ TEST_CASE("SM model: a failing block among blocks on one SM is the one reported,
         } catch (const tklab::sim::SimError& e) {
             msg = e.what();
         }
-        tklab::sim::options().keep_blocks = false;
+        tklab::sim::options().keep_blocks = kept;
         CHECK_THAT(msg, Catch::Contains("block (" + std::to_string(bad) + ",0,0)"));
         // The blocks before it ran to their ends, beside it on the same SM.
         const RunResult& r = tklab::sim::last_run();
@@ -643,9 +650,10 @@ TEST_CASE("SM model: each warp has a shared-memory queue of its own: another war
     for (int trial = 0; trial < 3; ++trial) {
         const int many = m.mio_queue_high + 16 + int(rng() % 16), few = 1 + int(rng() % uint32_t(m.mio_queue_high - 1));
         INFO(many << " loads ahead, " << few << " behind");
+        const bool kept = tklab::sim::options().keep_blocks;
         tklab::sim::options().keep_blocks = true;
         tk::launch("queue_owner", queue_owner_kernel, dim3(1), dim3(256), 4096, many, few);
-        tklab::sim::options().keep_blocks = false;
+        tklab::sim::options().keep_blocks = kept;
         const RunResult& r = tklab::sim::last_run();
         REQUIRE(r.blocks.size() == 1);
         const tklab::sim::BlockTrace& b = r.blocks[0];
@@ -668,5 +676,40 @@ TEST_CASE("SM model: each warp has a shared-memory queue of its own: another war
         // ...and went in at once: they wait for their data (in the pipe, behind
         // the first warps'), never to issue.
         CHECK(throttled[1] == 0);
+    }
+}
+
+TEST_CASE("SM model: a first-wave block's warps wait for the launch's parameters once, later waves find them cached", "[sim][sm]") {
+    // The constant cache (sim/README.md, "The constant cache"): the first
+    // blocks on an SM wait constant.miss_cycles at their first instruction
+    // (imc_miss), all of them for the same fetch; a block of a later wave in
+    // the same slot does not.
+    const tklab::sim::CostModel m = tklab::sim::CostModel::load("h100");
+    REQUIRE(m.constant_miss_cycles > 0);
+    sms_as one_sm(1);
+    std::mt19937 rng(67);
+    for (int trial = 0; trial < 3; ++trial) {
+        const int n = 4 + int(rng() % 12);
+        const unsigned warps = 1 + unsigned(rng() % 4);
+        // 120 KiB of shared memory: one block at a time; three blocks, three waves.
+        tk::launch("mma", mma_kernel, dim3(3), dim3(32 * warps), 120 * 1024, n);
+        REQUIRE(tklab::sim::last_run().stats.blocks_together == 1);
+        const RunResult& r = tklab::sim::last_run();
+        INFO(warps << " warps, " << n << " mma");
+        REQUIRE(r.blocks.size() == 3);
+        uint64_t first_waits = 0;
+        for (const auto& e : r.blocks[0].events)
+            if (e.stall == Stall::imc_miss) {
+                CHECK(e.issue == uint64_t(m.constant_miss_cycles));  // every warp's first instruction, at the fetch's end
+                first_waits += e.stall_cycles;
+            }
+        CHECK(first_waits == uint64_t(warps) * uint64_t(m.constant_miss_cycles));
+        for (size_t b = 1; b < 3; ++b)
+            for (const auto& e : r.blocks[b].events) CHECK(e.stall != Stall::imc_miss);
+        CHECK(r.stats.stall_cycles[size_t(Stall::imc_miss)] == first_waits);
+        // Without the miss, the first block is as long as the next, whose
+        // first mma may wait for the tensor pipe the one before left busy.
+        CHECK(r.blocks[0].cycles <= r.blocks[1].cycles + uint64_t(m.constant_miss_cycles));
+        CHECK(r.blocks[0].cycles + uint64_t(m.mma_pipe_cycles) >= r.blocks[1].cycles + uint64_t(m.constant_miss_cycles));
     }
 }

@@ -46,6 +46,7 @@ ImU32 stall_color(const std::string& stall) {
     if (stall == "not_selected") return IM_COL32(150, 170, 225, 255);
     if (stall == "drain") return IM_COL32(170, 120, 90, 255);
     if (stall == "lg_throttle") return IM_COL32(235, 150, 60, 255);
+    if (stall == "imc_miss") return IM_COL32(120, 190, 120, 255);
     return IM_COL32(90, 90, 90, 255);
 }
 

@@ -1,4 +1,4 @@
-// expect: warps spent 28.3% of their time waiting for global memory
+// expect: warps spent 27.2% of their time waiting for global memory
 // Known wrong, though its output is right: it starts k-step k+1 first, as it
 // should, and then waits for *everything*, load_async_wait<0>(), the copies
 // it has just started included. Each k-step waits out a whole global-memory

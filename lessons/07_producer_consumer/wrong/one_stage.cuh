@@ -1,4 +1,4 @@
-// expect: warps spent 59.8% of their time waiting at barriers
+// expect: warps spent 58.2% of their time waiting at barriers
 // Known wrong, though its output is right: a ring of one slot. The producer
 // cannot load k-step k+1 until every consumer has released k-step k, and the
 // consumers cannot start k-step k+1 until it has landed: load, compute, load,

@@ -1,4 +1,4 @@
-// expect: the phases cover 10% of the warp
+// expect: the phases cover 9% of the warp
 // Known wrong: the main loop's marker is a nameless temporary, `tk::region("main loop");`,
 // which ends at the semicolon: the loop is not inside it.
 #pragma once
