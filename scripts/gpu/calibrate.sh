@@ -170,6 +170,11 @@ def model(fig):
     if n.startswith("barrier.bar_sync"): return M["barrier"]["latency"], "barrier.latency"
     if n == "mbarrier.arrive_wait_roundtrip": return 2 * M["mbarrier"]["latency"], "2 x mbarrier.latency (arrive, wait)"
     if n == "launch.empty_kernel_cycles": return M["launch"]["overhead_cycles"], "launch.overhead_cycles"
+    if n.startswith("constant.") and "constant" in M: return M["constant"]["miss_cycles"], "constant.miss_cycles (estimated from PC samples)"
+    if n.startswith("global.") and n.endswith("_fragments"):
+        mem = M["memory"]
+        if "2048MiB" in n: return mem["dram_write_bytes_per_cycle_per_sm"], "memory.dram_write_bytes_per_cycle_per_sm (bytes, whatever the sectors)"
+        return mem["l2_write_bytes_per_cycle_per_sm"], "memory.l2_write_bytes_per_cycle_per_sm (bytes, whatever the sectors)"
     return None, "not modelled"
 
 figs = []
