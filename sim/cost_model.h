@@ -73,7 +73,7 @@ struct CostModel {
     // instruction does not fit waits to issue it (lg_throttle). 0: no queue.
     double lsu_st_cycles_per_line = 0;
     int lsu_queue_depth = 0;
-    // A constant-cache miss (sim/README.md, "Constant cache"): what the first
+    // A constant-cache miss (sim/README.md, "The constant cache"): what the first
     // warps of a launch on an SM wait for the kernel's parameters, Nsight's
     // imc_miss. 0: not modelled.
     int constant_miss_cycles = 0;
