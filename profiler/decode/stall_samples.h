@@ -72,7 +72,7 @@ StallReason parse_stall_reason(const std::string& cupti_name);
 // means the same as a GPU reason (with or without CUPTI's prefix), "" where the
 // simulator has none: long_scoreboard, short_scoreboard, barrier, mio_throttle,
 // math_pipe_throttle, wait (an mma's fixed interval), selected, not_selected,
-// drain and lg_throttle have one; membar, sleeping, ... do not (and the
+// drain, lg_throttle and imc_miss have one; membar, sleeping, ... do not (and the
 // simulator's mbarrier has no GPU name).
 std::string sim_stall_for(const std::string& gpu_reason);
 
