@@ -831,4 +831,7 @@ TEST_CASE("cost model: the constant cache's miss is the estimate from the H100's
     const std::string model = std::to_string(median) + " cycles in the shipped models";
     INFO("sim/README.md should say: " << model);
     CHECK(one_line(project_root() / "sim/README.md").find(model) != std::string::npos);
+    // The lessons that show the wait quote the same figure.
+    CHECK_THAT(one_line(project_root() / "lessons/03_mma/README.md"), Catch::Contains("Their first " + std::to_string(median) + " cycles they wait"));
+    CHECK_THAT(one_line(project_root() / "lessons/09_gpu_profiling/README.md"), Catch::Contains(std::to_string(median) + " cycles in the simulator"));
 }
