@@ -3,7 +3,7 @@
 from the GPU's PC samples, where no calibration run has measured it.
 
 A launch's first blocks on each SM wait for its parameters (sim/README.md,
-"The constant cache"): Nsight's imc_miss, which the H100 samples at 1-25% of
+"The constant cache"): Nsight's imc_miss, which the H100 samples at up to 25% of
 warp time in one-wave launches. For each one-wave launch of a committed
 timing report whose kernel has no tk::region markers (a marker reads a
 __constant__ of its own, a second miss), this compares the GPU's imc_miss
