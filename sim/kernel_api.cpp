@@ -174,12 +174,7 @@ namespace {
 // first-wave block's warp, before its first instruction, waits there for the
 // constant cache (Executor::constants_fetched), so its region begins after
 // that wait, as the GPU's does, and the first instruction finds it done.
-uint64_t region_clock(Block& b, Warp& w) {
-    if (b.cost->constant_miss_cycles <= 0 || !b.first_wave || w.seq > 0) return w.clock;
-    uint64_t& ready = b.sm->constants_ready;
-    if (ready == 0) ready = w.clock + uint64_t(b.cost->constant_miss_cycles);
-    return std::max(w.clock, ready);
-}
+uint64_t region_clock(Block& b, Warp& w) { return w.seq > 0 ? w.clock : constants_ready(b, w.clock); }
 } // namespace
 
 int64_t region_begin(const char* name, const char* file, int line) {

@@ -11,6 +11,7 @@
 
 #include <boost/context/fiber.hpp>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdint>
 #include <deque>
@@ -423,6 +424,18 @@ struct Block {
     // (launch.cpp, probe_blocks_per_sm): its global stores are dropped.
     bool probe = false;
 };
+
+// When the launch's parameters are in block b's SM's constant cache, for a
+// warp of b at `clock` that has issued nothing yet (sim/README.md, "The
+// constant cache"): the SM's fetch, which the first warp to ask starts;
+// `clock` itself where nothing is fetched (a later wave's block, or a cost
+// model without the miss).
+inline uint64_t constants_ready(Block& b, uint64_t clock) {
+    if (b.cost->constant_miss_cycles <= 0 || !b.first_wave) return clock;
+    uint64_t& ready = b.sm->constants_ready;
+    if (ready == 0) ready = clock + uint64_t(b.cost->constant_miss_cycles);
+    return std::max(clock, ready);
+}
 
 // Adds `cycles` of stall `why` to warp w's event `ev` in `bt`. The event
 // names the reason that cost it the most, or this one whatever it cost

@@ -355,15 +355,21 @@ void run_stores(Ctx& c) {
     cudaEvent_t e0, e1;
     CK(cudaEventCreate(&e0));
     CK(cudaEventCreate(&e1));
-    auto whole_gpu = [&](char* dst, size_t bytes, int passes, int blocks = 0, int threads = 1024) {
+    // GB/s of `bytes` moved by what `launch` starts, timed by events; median of 5.
+    auto gb_per_s = [&](double bytes, auto&& launch) {
         return median_runs(5, [&] {
             CK(cudaEventRecord(e0));
-            stream_write<<<blocks ? blocks : c.sms * 2, threads>>>(reinterpret_cast<uint4*>(dst), bytes / 16, passes);
+            launch();
             CK(cudaEventRecord(e1));
             CK_LAUNCH();
             float ms = 0;
             CK(cudaEventElapsedTime(&ms, e0, e1));
-            return double(bytes) * passes / (ms * 1e-3) / 1e9;
+            return bytes / (ms * 1e-3) / 1e9;
+        });
+    };
+    auto whole_gpu = [&](char* dst, size_t bytes, int passes, int blocks = 0, int threads = 1024) {
+        return gb_per_s(double(bytes) * passes, [&] {
+            stream_write<<<blocks ? blocks : c.sms * 2, threads>>>(reinterpret_cast<uint4*>(dst), bytes / 16, passes);
         });
     };
     char m[256];
@@ -385,14 +391,8 @@ void run_stores(Ctx& c) {
     // each an instruction): whether L2 and DRAM take sector-sized writes at the
     // rate of whole lines. Rows of 4096 words (16 KiB), as a wide fp32 output.
     auto fragments = [&](char* dst, size_t bytes, int passes) {
-        return median_runs(5, [&] {
-            CK(cudaEventRecord(e0));
+        return gb_per_s(double(bytes) * passes, [&] {
             stream_write_fragments<<<c.sms * 2, 1024>>>(reinterpret_cast<uint32_t*>(dst), bytes / 4, 4096, passes);
-            CK(cudaEventRecord(e1));
-            CK_LAUNCH();
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            return double(bytes) * passes / (ms * 1e-3) / 1e9;
         });
     };
     std::snprintf(m, sizeof m, "whole GPU, 2 x 1024 threads per SM write an 8 MiB buffer (in L2) 200 times as 16x16 fp32 fragments "
@@ -416,14 +416,8 @@ void run_stores(Ctx& c) {
     // 1 / (1/read + 1/write); with separate paths, the slower of the two.
     auto copy = [&](int blocks, int threads, int passes) {
         const size_t half = c.small_bytes / 2;
-        return median_runs(5, [&] {
-            CK(cudaEventRecord(e0));
+        return gb_per_s(double(half) * passes, [&] {
             stream_copy<<<blocks, threads>>>(reinterpret_cast<const uint4*>(c.d_small), reinterpret_cast<uint4*>(c.d_small + half), half / 16, passes);
-            CK(cudaEventRecord(e1));
-            CK_LAUNCH();
-            float ms = 0;
-            CK(cudaEventElapsedTime(&ms, e0, e1));
-            return double(half) * passes / (ms * 1e-3) / 1e9;
         });
     };
     std::snprintf(m, sizeof m, "whole GPU, 2 x 1024 threads per SM copy 4 MiB to 4 MiB (in L2) 200 times, 16 B ld/st.global.cg; "

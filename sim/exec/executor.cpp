@@ -172,12 +172,7 @@ Executor::Hoisted Executor::addresses_hoisted() {
 // Blocks of later waves find them there. The code before the first
 // instruction (index arithmetic) is where the GPU reads them: the simulator
 // has nothing there, so the wait shows at its first instruction.
-void Executor::constants_fetched() {
-    if (cost_.constant_miss_cycles <= 0 || !b_.first_wave) return;
-    uint64_t& ready = b_.sm->constants_ready;
-    if (ready == 0) ready = t_ + uint64_t(cost_.constant_miss_cycles);
-    wait_until(ready, Stall::imc_miss);
-}
+void Executor::constants_fetched() { wait_until(constants_ready(b_, t_), Stall::imc_miss); }
 
 // The instructions around a tile op's memory instruction, measured per
 // instruction on the GPU (bench/calibrate/overhead_probes.h): n of them take
